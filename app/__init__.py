@@ -1,0 +1,1 @@
+"""Backprop: a web app for preparing deep-learning and PyTorch interviews."""

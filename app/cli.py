@@ -1,0 +1,53 @@
+"""`backprop` command line: serve the app, import content, migrate the database."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+
+from app import migrate
+from app.db import make_engine
+from app.importer import ContentError, import_content
+from app.settings import Settings
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="backprop", description=__doc__)
+    sub = parser.add_subparsers(dest="command", required=True)
+    serve = sub.add_parser("serve", help="run the web app (HOST, PORT from the environment)")
+    serve.add_argument("--reload", action="store_true", help="restart when code changes")
+    serve.add_argument("--workers", type=int, default=1, help="worker processes")
+    sub.add_parser("import-content", help="import changed content files into the database")
+    sub.add_parser("migrate", help="bring the database schema up to date")
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+    settings = Settings()
+
+    if args.command == "serve":
+        import uvicorn
+
+        uvicorn.run(
+            "app.asgi:app",
+            host=settings.host,
+            port=settings.port,
+            reload=args.reload,
+            workers=args.workers,
+            proxy_headers=True,
+        )
+        return 0
+
+    engine = make_engine(settings.database_url)
+    migrate.upgrade(engine)
+    if args.command == "import-content":
+        try:
+            report = import_content(engine, settings.content_dir)
+        except ContentError as exc:
+            print(f"import stopped, nothing written: {exc}", file=sys.stderr)
+            return 1
+        print(report.summary())
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

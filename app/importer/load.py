@@ -1,0 +1,219 @@
+"""Bring the database in step with the content folder in one transaction.
+
+Unchanged files (same SHA-256 as at their last import) are skipped; a bad file stops the
+whole import before anything is written. Items keep their database id across edits, so
+whatever is attached to an item later (a user's progress) survives a content update."""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from sqlalchemy import delete, text
+from sqlalchemy.engine import Engine
+from sqlmodel import Session, select
+
+from app.importer.errors import ContentError
+from app.importer.parse import Catalogue, ParsedItem, parse_catalogue, parse_item
+from app.importer.render import render_markdown
+from app.models import CodeSample, ContentFile, Deck, Item, QuizPrompt, Topic
+
+log = logging.getLogger(__name__)
+
+CATALOGUE_FILE = "decks.yml"
+
+
+@dataclass
+class ImportReport:
+    """What one import did."""
+
+    added: list[str] = field(default_factory=list)
+    updated: list[str] = field(default_factory=list)
+    removed: list[str] = field(default_factory=list)
+    unchanged: int = 0
+
+    @property
+    def changed(self) -> bool:
+        return bool(self.added or self.updated or self.removed)
+
+    def summary(self) -> str:
+        return (
+            f"{len(self.added)} added, {len(self.updated)} updated, "
+            f"{len(self.removed)} removed, {self.unchanged} unchanged"
+        )
+
+
+def _content_files(content_dir: Path) -> dict[str, Path]:
+    """Every file the importer reads, by path relative to the content folder."""
+    catalogue = content_dir / CATALOGUE_FILE
+    if not catalogue.is_file():
+        raise ContentError(CATALOGUE_FILE, 1, f"missing: {catalogue}")
+    files = {CATALOGUE_FILE: catalogue}
+    for path in sorted(content_dir.glob("*/*.md")):
+        files[path.relative_to(content_dir).as_posix()] = path
+    return files
+
+
+def import_content(engine: Engine, content_dir: Path) -> ImportReport:
+    """Import new and changed files, remove items whose file is gone; all or nothing."""
+    files = _content_files(content_dir)
+    raw = {rel: path.read_bytes() for rel, path in files.items()}
+    digests = {rel: hashlib.sha256(data).hexdigest() for rel, data in raw.items()}
+    report = ImportReport()
+
+    with Session(engine) as session:
+        known = {cf.path: cf.sha256 for cf in session.exec(select(ContentFile))}
+        changed = sorted(rel for rel, digest in digests.items() if known.get(rel) != digest)
+        removed = sorted(set(known) - set(digests))
+        report.unchanged = len(digests) - len(changed)
+        if not changed and not removed:
+            return report
+
+        catalogue = parse_catalogue(files[CATALOGUE_FILE], CATALOGUE_FILE)
+        parsed = [
+            _parse(raw[rel], rel, catalogue) for rel in changed if rel != CATALOGUE_FILE
+        ]
+        _check_unique(session, parsed, untouched=set(digests) - set(changed))
+
+        _sync_catalogue(session, catalogue)
+        by_path = {item.source_path: item for item in session.exec(select(Item))}
+        for rel in removed:
+            if rel in by_path:
+                _delete_item(session, by_path[rel])
+                report.removed.append(rel)
+            session.exec(delete(ContentFile).where(ContentFile.path == rel))  # type: ignore[arg-type]
+        by_slug = {item.slug: item for item in by_path.values()}
+        # Park the numbers of items about to change so that two items may swap places.
+        for spec in parsed:
+            existing = by_slug.get(spec.slug) or by_path.get(spec.path)
+            if existing is not None and existing.id is not None:
+                existing.number = -existing.id
+                session.add(existing)
+        session.flush()
+        for spec in parsed:
+            existing = by_slug.get(spec.slug) or by_path.get(spec.path)
+            (report.updated if existing else report.added).append(spec.path)
+            _write_item(session, spec, digests[spec.path], existing)
+        # A file renamed to a new slug leaves its old row behind: drop rows no file claims.
+        claimed = {spec.slug for spec in parsed} | {
+            i.slug for i in by_path.values() if i.source_path in set(digests) - set(changed)
+        }
+        for item in list(by_path.values()):
+            if item.slug not in claimed and item.source_path not in removed:
+                _delete_item(session, item)
+        for rel in changed:
+            session.merge(ContentFile(path=rel, sha256=digests[rel]))
+        session.commit()
+
+    log.info("content import: %s", report.summary())
+    return report
+
+
+def _parse(data: bytes, rel: str, catalogue: Catalogue) -> ParsedItem:
+    try:
+        text_ = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        raise ContentError(rel, line, "not valid UTF-8") from None
+    return parse_item(text_, rel, catalogue)
+
+
+def _check_unique(session: Session, parsed: list[ParsedItem], untouched: set[str]) -> None:
+    """Slugs are unique everywhere and numbers unique within a deck, new and old files alike."""
+    slugs: dict[str, str] = {}
+    numbers: dict[tuple[str, int], str] = {}
+    for item in session.exec(select(Item)):
+        if item.source_path in untouched:
+            slugs[item.slug] = item.source_path
+            numbers[(item.deck_slug, item.number)] = item.source_path
+    for spec in parsed:
+        other = slugs.get(spec.slug)
+        if other:
+            raise ContentError(spec.path, 1, f"slug '{spec.slug}' is already used by {other}")
+        other = numbers.get((spec.deck, spec.number))
+        if other:
+            raise ContentError(spec.path, 1, f"number {spec.number} is already used by {other}")
+        slugs[spec.slug] = spec.path
+        numbers[(spec.deck, spec.number)] = spec.path
+
+
+def _sync_catalogue(session: Session, catalogue: Catalogue) -> None:
+    for position, d in enumerate(catalogue.decks):
+        session.merge(
+            Deck(slug=d.slug, title=d.title, description=d.description, position=position)
+        )
+    for position, t in enumerate(catalogue.topics):
+        session.merge(Topic(slug=t.slug, title=t.title, position=position))
+    session.flush()
+
+
+def _write_item(session: Session, spec: ParsedItem, digest: str, item: Item | None) -> None:
+    rendered = render_markdown(spec.body)
+    fields = dict(
+        deck_slug=spec.deck,
+        number=spec.number,
+        slug=spec.slug,
+        title=spec.title,
+        topic_slug=spec.topic,
+        difficulty=spec.difficulty,
+        tags=",".join(spec.tags),
+        section=spec.section,
+        source=spec.source,
+        body_markdown=spec.body,
+        body_html=rendered.html,
+        body_text=rendered.text,
+        source_path=spec.path,
+        content_sha256=digest,
+    )
+    if item is None:
+        item = Item(**fields)
+    else:
+        for key, value in fields.items():
+            setattr(item, key, value)
+        session.exec(delete(CodeSample).where(CodeSample.item_id == item.id))  # type: ignore[arg-type]
+        session.exec(delete(QuizPrompt).where(QuizPrompt.item_id == item.id))  # type: ignore[arg-type]
+    session.add(item)
+    session.flush()
+    assert item.id is not None
+    for s in spec.samples:
+        session.add(
+            CodeSample(
+                item_id=item.id,
+                index=s.index,
+                code=s.code,
+                requires=",".join(s.requires),
+                variant_of=s.variant_of,
+            )
+        )
+    for position, prompt in enumerate(spec.quiz_prompts, start=1):
+        session.add(QuizPrompt(item_id=item.id, position=position, text=prompt))
+    _index(session, item, "\n\n".join(s.code for s in spec.samples))
+
+
+def _delete_item(session: Session, item: Item) -> None:
+    session.exec(delete(CodeSample).where(CodeSample.item_id == item.id))  # type: ignore[arg-type]
+    session.exec(delete(QuizPrompt).where(QuizPrompt.item_id == item.id))  # type: ignore[arg-type]
+    _unindex(session, item)
+    session.delete(item)
+    session.flush()
+
+
+def _has_fts(session: Session) -> bool:
+    return session.get_bind().dialect.name == "sqlite"
+
+
+def _index(session: Session, item: Item, code: str) -> None:
+    if not _has_fts(session):
+        return
+    _unindex(session, item)
+    session.execute(
+        text("INSERT INTO item_search(rowid, title, body, code) VALUES (:id, :t, :b, :c)"),
+        {"id": item.id, "t": item.title, "b": item.body_text, "c": code},
+    )
+
+
+def _unindex(session: Session, item: Item) -> None:
+    if _has_fts(session):
+        session.execute(text("DELETE FROM item_search WHERE rowid = :id"), {"id": item.id})

@@ -1,0 +1,144 @@
+"""Markdown → HTML, once per import. Code is highlighted with Pygments into token classes
+that static/css/app.css colours for both themes; raw HTML in content is shown as text."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from html import escape
+from typing import Any
+
+from markdown_it import MarkdownIt
+from markdown_it.renderer import RendererHTML
+from markdown_it.token import Token
+from markdown_it.utils import EnvType, OptionsDict
+from pygments import highlight
+from pygments.formatters import HtmlFormatter
+from pygments.lexers import PythonLexer, TextLexer, get_lexer_by_name
+from pygments.util import ClassNotFound
+
+from app.importer.parse import parse_fence_info
+
+REQUIREMENT_LABELS = {
+    "cuda": "needs a CUDA GPU",
+    "torchvision": "uses torchvision",
+    "network": "downloads data",
+    "long": "runs for minutes",
+    "incomplete": "a fragment",
+}
+
+_FORMATTER = HtmlFormatter(nowrap=True)
+
+
+@dataclass(frozen=True)
+class Rendered:
+    html: str
+    text: str  # the prose only, as plain text, for search and snippets
+
+
+def highlight_code(code: str, language: str = "python") -> str:
+    """Pygments HTML spans for `code` (no wrapper element)."""
+    try:
+        lexer = PythonLexer() if language == "python" else get_lexer_by_name(language)
+    except ClassNotFound:
+        lexer = TextLexer()
+    return highlight(code, lexer, _FORMATTER)
+
+
+def _slugify(text: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-") or "section"
+
+
+class _Renderer(RendererHTML):
+    """Adds sample figures, scrollable tables and heading anchors to the default renderer."""
+
+    def fence(self, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType) -> str:
+        token = tokens[idx]
+        language, attrs = parse_fence_info(token.info)
+        code = token.content.rstrip("\n")
+        if language != "python":
+            lang = escape(language or "text")
+            return (
+                f'<pre class="hl code-block" data-lang="{lang}"><code>'
+                f"{highlight_code(code, language or 'text')}</code></pre>\n"
+            )
+        env["sample_count"] = env.get("sample_count", 0) + 1
+        n = env["sample_count"]
+        badges = "".join(
+            f'<span class="badge badge-req" data-requires="{escape(r)}">'
+            f"{escape(REQUIREMENT_LABELS.get(r, r))}</span>"
+            for r in attrs.get("requires", "").split(",")
+            if r
+        )
+        label = f"Sample {n}"
+        if "variant-of" in attrs:
+            label = f"Sample {n} · runnable variant of sample {escape(attrs['variant-of'])}"
+        return (
+            f'<figure class="sample" id="sample-{n}" data-sample="{n}">'
+            f'<figcaption class="sample-head"><span class="sample-label">{label}</span>'
+            f'{badges}<button type="button" class="copy-btn" data-copy="sample-{n}" '
+            f'aria-label="Copy sample {n} to the clipboard">Copy</button></figcaption>'
+            f'<pre class="hl"><code class="language-python">{highlight_code(code)}</code></pre>'
+            f"</figure>\n"
+        )
+
+    def table_open(
+        self, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType
+    ) -> str:
+        return '<div class="table-wrap" tabindex="0">' + self.renderToken(tokens, idx, options, env)
+
+    def table_close(
+        self, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType
+    ) -> str:
+        return self.renderToken(tokens, idx, options, env) + "</div>"
+
+    def heading_open(
+        self, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType
+    ) -> str:
+        inline = tokens[idx + 1]
+        anchor = "h-" + _slugify(inline.content)
+        seen: dict[str, int] = env.setdefault("anchors", {})
+        seen[anchor] = seen.get(anchor, 0) + 1
+        if seen[anchor] > 1:
+            anchor = f"{anchor}-{seen[anchor]}"
+        tokens[idx].attrSet("id", anchor)
+        return self.renderToken(tokens, idx, options, env)
+
+
+def _markdown() -> MarkdownIt:
+    md = MarkdownIt("commonmark", {"html": False, "linkify": False, "typographer": False},
+                    renderer_cls=_Renderer)
+    md.enable("table")
+    md.enable("strikethrough")
+    return md
+
+
+_MD = _markdown()
+
+
+def render_markdown(body: str) -> Rendered:
+    """Render an item body; return its HTML and its prose as plain text."""
+    env: dict[str, Any] = {}
+    tokens = _MD.parse(body, env)
+    html = _MD.renderer.render(tokens, _MD.options, env)
+    return Rendered(html=html, text=_plain_text(tokens))
+
+
+def render_inline(text: str) -> str:
+    """Inline Markdown (e.g. a quiz prompt with `code`) to HTML, without a paragraph."""
+    return _MD.renderInline(text)
+
+
+def _plain_text(tokens: Sequence[Token]) -> str:
+    parts: list[str] = []
+    for token in tokens:
+        if token.type == "inline" and token.children:
+            parts.append(
+                "".join(
+                    c.content if c.type in ("text", "code_inline") else " "
+                    for c in token.children
+                    if c.type in ("text", "code_inline", "softbreak", "hardbreak")
+                )
+            )
+    return re.sub(r"\s+", " ", " ".join(parts)).strip()

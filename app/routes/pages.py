@@ -1,0 +1,63 @@
+"""Browser pages: home, the item list with search and filters, one item."""
+
+from __future__ import annotations
+
+from typing import Annotated
+from urllib.parse import urlencode
+
+from fastapi import APIRouter, Query, Request
+from fastapi.responses import HTMLResponse
+
+from app.db import SessionDep
+from app.services import items
+from app.services.catalogue import load_catalogue
+from app.services.items import Difficulty, ItemFilter
+from app.web import render
+
+router = APIRouter(include_in_schema=False)
+
+
+@router.get("/")
+def home(request: Request, session: SessionDep) -> HTMLResponse:
+    """What Backprop offers and the decks to start from."""
+    return render(request, "home.html", {"catalogue": load_catalogue(session)})
+
+
+def _blank_is_none(value: str | None) -> str | None:
+    """An empty <select> or search box submits '', which means 'no filter'."""
+    return value.strip() or None if value is not None else None
+
+
+@router.get("/items")
+def item_list(
+    request: Request,
+    session: SessionDep,
+    deck: Annotated[str | None, Query(max_length=64)] = None,
+    topic: Annotated[str | None, Query(max_length=64)] = None,
+    difficulty: Annotated[Difficulty | None, Query()] = None,
+    q: Annotated[str | None, Query(max_length=items.MAX_QUERY_LENGTH)] = None,
+) -> HTMLResponse:
+    """All items, narrowed by deck, topic, difficulty and a search; the list swaps in place."""
+    filters = ItemFilter(
+        deck=_blank_is_none(deck),
+        topic=_blank_is_none(topic),
+        difficulty=difficulty,
+        q=_blank_is_none(q),
+    )
+    hits = items.list_items(session, filters=filters)
+    query = {k: v for k, v in (("deck", filters.deck), ("topic", filters.topic),
+                               ("difficulty", filters.difficulty), ("q", filters.q)) if v}
+    context = {
+        "catalogue": load_catalogue(session),
+        "filters": filters,
+        "hits": hits,
+        "query_string": urlencode(query),
+    }
+    return render(request, "items/list.html", context, fragment="items/_results.html")
+
+
+@router.get("/items/{slug}")
+def item_detail(request: Request, slug: str, session: SessionDep) -> HTMLResponse:
+    """One question: explanation, tables, code, quiz prompts, neighbours."""
+    page = items.item_page(session, slug=slug)
+    return render(request, "items/detail.html", {"page": page})

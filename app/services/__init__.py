@@ -1,0 +1,1 @@
+"""Business rules as plain typed functions: session first, keyword-only arguments."""

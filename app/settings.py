@@ -1,0 +1,62 @@
+"""Configuration: one typed object, read from the environment once and passed in."""
+
+from __future__ import annotations
+
+import secrets
+from enum import StrEnum
+from pathlib import Path
+
+from pydantic import Field, model_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+PROJECT_ROOT = Path(__file__).resolve().parent.parent
+DATA_DIR = PROJECT_ROOT / "data"
+
+
+class Environment(StrEnum):
+    development = "development"
+    production = "production"
+
+
+class Settings(BaseSettings):
+    """Every setting, its default and what it is for. `/docs` and the README list these."""
+
+    model_config = SettingsConfigDict(env_file=None, extra="ignore")
+
+    host: str = Field("127.0.0.1", description="Address the web server listens on.")
+    port: int = Field(8000, ge=1, le=65535, description="Port the web server listens on.")
+    database_url: str = Field(
+        f"sqlite:///{DATA_DIR / 'backprop.db'}",
+        description="SQLAlchemy URL of the database; a SQLite file under ./data/ by default.",
+    )
+    secret_key: str | None = Field(
+        None,
+        description="Signs sessions and CSRF tokens. Generated into ./data/secret_key on first "
+        "run; required when ENVIRONMENT=production.",
+    )
+    environment: Environment = Field(
+        Environment.development, description="`production` refuses unsafe defaults."
+    )
+    content_dir: Path = Field(
+        PROJECT_ROOT / "content", description="Folder holding the decks as Markdown files."
+    )
+    import_on_start: bool = Field(
+        True, description="Import changed content files when the app starts."
+    )
+
+    @model_validator(mode="after")
+    def _production_needs_explicit_secret(self) -> Settings:
+        if self.environment is Environment.production and not self.secret_key:
+            raise ValueError("SECRET_KEY must be set when ENVIRONMENT=production")
+        return self
+
+    def resolved_secret_key(self) -> str:
+        """The configured key, or one generated once into ./data/secret_key and reused."""
+        if self.secret_key:
+            return self.secret_key
+        path = DATA_DIR / "secret_key"
+        if not path.exists():
+            DATA_DIR.mkdir(parents=True, exist_ok=True)
+            path.write_text(secrets.token_urlsafe(48))
+            path.chmod(0o600)
+        return path.read_text().strip()

@@ -1,0 +1,92 @@
+// Page behaviour that needs a script: theme toggle, copy buttons, keyboard shortcuts.
+// Everything here is an enhancement; links and forms work without it.
+(function () {
+  "use strict";
+  const root = document.documentElement;
+  const THEME_KEY = "backprop-theme";
+
+  function currentTheme() {
+    const set = root.getAttribute("data-theme");
+    if (set) return set;
+    return window.matchMedia("(prefers-color-scheme: dark)").matches ? "dark" : "light";
+  }
+
+  function labelToggle() {
+    const button = document.getElementById("theme-toggle");
+    if (!button) return;
+    const next = currentTheme() === "dark" ? "light" : "dark";
+    button.setAttribute("aria-label", "Switch to " + next + " theme");
+    button.setAttribute("aria-pressed", String(currentTheme() === "dark"));
+  }
+
+  function toggleTheme() {
+    const next = currentTheme() === "dark" ? "light" : "dark";
+    root.setAttribute("data-theme", next);
+    try { localStorage.setItem(THEME_KEY, next); } catch (e) { /* not remembered */ }
+    labelToggle();
+  }
+
+  async function copySample(button) {
+    const figure = document.getElementById(button.dataset.copy);
+    const code = figure && figure.querySelector("pre code");
+    if (!code) return;
+    try {
+      await navigator.clipboard.writeText(code.textContent);
+      button.textContent = "Copied";
+    } catch (e) {
+      // Clipboard refused (insecure context or permissions): select the code instead.
+      const range = document.createRange();
+      range.selectNodeContents(code);
+      const selection = window.getSelection();
+      selection.removeAllRanges();
+      selection.addRange(range);
+      button.textContent = "Press Ctrl+C";
+    }
+    setTimeout(() => { button.textContent = "Copy"; }, 1600);
+  }
+
+  function isTyping(target) {
+    return target.closest("input, textarea, select, [contenteditable=true], dialog[open]");
+  }
+
+  function focusSearch() {
+    const box = document.getElementById("q") || document.getElementById("site-search");
+    if (box) { box.focus(); box.select(); }
+  }
+
+  function go(attribute) {
+    const article = document.querySelector("article.item");
+    const href = article && article.dataset[attribute];
+    if (href) window.location.assign(href);
+  }
+
+  document.addEventListener("keydown", (event) => {
+    if (event.ctrlKey || event.metaKey || event.altKey) return;
+    if (event.key === "Escape" && event.target.matches("input[type=search]")) {
+      event.target.blur();
+      return;
+    }
+    if (isTyping(event.target)) return;
+    const actions = {
+      "/": focusSearch,
+      "j": () => go("next"),
+      "k": () => go("prev"),
+      "t": toggleTheme,
+      "?": () => document.getElementById("shortcuts").showModal(),
+    };
+    const action = actions[event.key];
+    if (action) {
+      event.preventDefault();
+      action();
+    }
+  });
+
+  document.addEventListener("click", (event) => {
+    const copy = event.target.closest("[data-copy]");
+    if (copy) copySample(copy);
+    if (event.target.closest("#theme-toggle")) toggleTheme();
+    if (event.target.closest("[data-open-shortcuts]")) document.getElementById("shortcuts").showModal();
+  });
+
+  labelToggle();
+})();
