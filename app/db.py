@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -48,8 +48,11 @@ def is_sqlite(engine: Engine) -> bool:
     return engine.dialect.name == "sqlite"
 
 
-def get_session(request: Request) -> Iterator[Session]:
-    """One session per request, from the engine the app was built with."""
+async def get_session(request: Request) -> AsyncIterator[Session]:
+    """One session per request, from the engine the app was built with.
+
+    Declared async so FastAPI runs it on the event loop rather than hopping to a worker
+    thread; see app/routes/pages.py for why page queries run there too."""
     with Session(request.app.state.engine) as session:
         yield session
 

@@ -9,7 +9,6 @@ from contextlib import asynccontextmanager
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
-from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -18,17 +17,20 @@ from app.db import make_engine
 from app.errors import DomainError
 from app.importer import import_content
 from app.routes import api, pages
-from app.settings import PROJECT_ROOT, Settings
-from app.web import render
+from app.settings import Settings
+from app.static_files import VersionedStaticFiles
+from app.web import STATIC_DIR, render
 
 log = logging.getLogger("backprop")
 
 SECURITY_HEADERS = [
     # Everything the pages need is served from here: no inline script, no CDN.
-    (b"content-security-policy",
-     b"default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
-     b"connect-src 'self'; object-src 'none'; base-uri 'self'; frame-ancestors 'none'; "
-     b"form-action 'self'"),
+    (
+        b"content-security-policy",
+        b"default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+        b"connect-src 'self'; object-src 'none'; base-uri 'self'; frame-ancestors 'none'; "
+        b"form-action 'self'",
+    ),
     (b"x-content-type-options", b"nosniff"),
     (b"referrer-policy", b"same-origin"),
     (b"x-frame-options", b"DENY"),
@@ -79,7 +81,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.settings = settings
     app.state.engine = engine
     app.add_middleware(SecurityHeaders)
-    app.mount("/static", StaticFiles(directory=PROJECT_ROOT / "static"), name="static")
+    app.mount("/static", VersionedStaticFiles(directory=STATIC_DIR), name="static")
     app.include_router(api.router)
     app.include_router(pages.router)
     _add_error_handlers(app)
@@ -120,4 +122,6 @@ def _add_error_handlers(app: FastAPI) -> None:
         problems = "; ".join(
             f"{'.'.join(str(p) for p in e['loc'][1:])}: {e['msg']}" for e in exc.errors()
         )
-        return _error(request, 422, f"Some of the values in this address are not valid ({problems}).")
+        return _error(
+            request, 422, f"Some of the values in this address are not valid ({problems})."
+        )

@@ -10,6 +10,7 @@ import hashlib
 import logging
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from sqlalchemy import delete, text
 from sqlalchemy.engine import Engine
@@ -72,37 +73,32 @@ def import_content(engine: Engine, content_dir: Path) -> ImportReport:
             return report
 
         catalogue = parse_catalogue(files[CATALOGUE_FILE], CATALOGUE_FILE)
-        parsed = [
-            _parse(raw[rel], rel, catalogue) for rel in changed if rel != CATALOGUE_FILE
-        ]
+        parsed = [_parse(raw[rel], rel, catalogue) for rel in changed if rel != CATALOGUE_FILE]
         _check_unique(session, parsed, untouched=set(digests) - set(changed))
 
         _sync_catalogue(session, catalogue)
-        by_path = {item.source_path: item for item in session.exec(select(Item))}
-        for rel in removed:
-            if rel in by_path:
-                _delete_item(session, by_path[rel])
-                report.removed.append(rel)
-            session.exec(delete(ContentFile).where(ContentFile.path == rel))  # type: ignore[arg-type]
-        by_slug = {item.slug: item for item in by_path.values()}
+        existing = {item.slug: item for item in session.exec(select(Item))}
+        untouched = set(digests) - set(changed)
+        keep = {spec.slug for spec in parsed} | {
+            slug for slug, item in existing.items() if item.source_path in untouched
+        }
+        # Items no file claims any more (deleted, or renamed to a new slug) go.
+        for slug, stale in existing.items():
+            if slug not in keep:
+                _delete_item(session, stale)
+                report.removed.append(stale.source_path)
         # Park the numbers of items about to change so that two items may swap places.
         for spec in parsed:
-            existing = by_slug.get(spec.slug) or by_path.get(spec.path)
-            if existing is not None and existing.id is not None:
-                existing.number = -existing.id
-                session.add(existing)
+            moving = existing.get(spec.slug)
+            if moving is not None and moving.id is not None:
+                moving.number = -moving.id
+                session.add(moving)
         session.flush()
         for spec in parsed:
-            existing = by_slug.get(spec.slug) or by_path.get(spec.path)
-            (report.updated if existing else report.added).append(spec.path)
-            _write_item(session, spec, digests[spec.path], existing)
-        # A file renamed to a new slug leaves its old row behind: drop rows no file claims.
-        claimed = {spec.slug for spec in parsed} | {
-            i.slug for i in by_path.values() if i.source_path in set(digests) - set(changed)
-        }
-        for item in list(by_path.values()):
-            if item.slug not in claimed and item.source_path not in removed:
-                _delete_item(session, item)
+            (report.updated if spec.slug in existing else report.added).append(spec.path)
+            _write_item(session, spec, digests[spec.path], existing.get(spec.slug))
+        for rel in removed:
+            session.exec(delete(ContentFile).where(ContentFile.path == rel))  # type: ignore[arg-type]
         for rel in changed:
             session.merge(ContentFile(path=rel, sha256=digests[rel]))
         session.commit()
@@ -151,7 +147,7 @@ def _sync_catalogue(session: Session, catalogue: Catalogue) -> None:
 
 def _write_item(session: Session, spec: ParsedItem, digest: str, item: Item | None) -> None:
     rendered = render_markdown(spec.body)
-    fields = dict(
+    fields: dict[str, Any] = dict(
         deck_slug=spec.deck,
         number=spec.number,
         slug=spec.slug,

@@ -233,7 +233,9 @@ def _sample(index: int, code: str, attrs: dict[str, str], rel: str, line: int) -
     if "variant-of" in attrs:
         raw = attrs["variant-of"]
         if not raw.isdigit() or not 1 <= int(raw) < index:
-            raise ContentError(rel, line, f"variant-of={raw} must name an earlier sample (1..{index - 1})")
+            raise ContentError(
+                rel, line, f"variant-of={raw} must name an earlier sample (1..{index - 1})"
+            )
         variant_of = int(raw)
     if not code.strip():
         raise ContentError(rel, line, "code sample is empty")

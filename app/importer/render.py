@@ -107,8 +107,11 @@ class _Renderer(RendererHTML):
 
 
 def _markdown() -> MarkdownIt:
-    md = MarkdownIt("commonmark", {"html": False, "linkify": False, "typographer": False},
-                    renderer_cls=_Renderer)
+    md = MarkdownIt(
+        "commonmark",
+        {"html": False, "linkify": False, "typographer": False},
+        renderer_cls=_Renderer,
+    )
     md.enable("table")
     md.enable("strikethrough")
     return md
@@ -123,11 +126,6 @@ def render_markdown(body: str) -> Rendered:
     tokens = _MD.parse(body, env)
     html = _MD.renderer.render(tokens, _MD.options, env)
     return Rendered(html=html, text=_plain_text(tokens))
-
-
-def render_inline(text: str) -> str:
-    """Inline Markdown (e.g. a quiz prompt with `code`) to HTML, without a paragraph."""
-    return _MD.renderInline(text)
 
 
 def _plain_text(tokens: Sequence[Token]) -> str:

@@ -5,16 +5,10 @@ from sqlalchemy import create_engine
 from sqlmodel import SQLModel
 
 import app.models  # noqa: F401  (registers the tables on SQLModel.metadata)
+from app.migrate import include_object
 
 config = context.config
 target_metadata = SQLModel.metadata
-
-# Tables the models do not describe on purpose: SQLite's full-text index and its shadow tables.
-UNMODELLED_PREFIXES = ("item_search",)
-
-
-def include_object(obj, name, type_, reflected, compare_to):
-    return not (type_ == "table" and name.startswith(UNMODELLED_PREFIXES))
 
 
 def run_migrations(connection) -> None:

@@ -14,10 +14,11 @@ from app.services import items
 from app.services.items import Difficulty, ItemFilter
 
 router = APIRouter(prefix="/api", tags=["api"])
+# `async def` with synchronous SQLite reads, for the reason given in app/routes/pages.py.
 
 
 @router.get("/health")
-def health(session: SessionDep) -> Health:
+async def health(session: SessionDep) -> Health:
     """Whether the app, its database and the code sandbox are usable."""
     try:
         session.execute(text("SELECT 1"))
@@ -38,7 +39,7 @@ def health(session: SessionDep) -> Health:
 
 
 @router.get("/items", responses={422: {"model": ErrorBody}})
-def list_items(
+async def list_items(
     session: SessionDep,
     deck: Annotated[str | None, Query(max_length=64, description="Deck slug.")] = None,
     topic: Annotated[str | None, Query(max_length=64, description="Topic slug.")] = None,
@@ -54,6 +55,6 @@ def list_items(
 
 
 @router.get("/items/{slug}", responses={404: {"model": ErrorBody}})
-def get_item(slug: str, session: SessionDep) -> ItemPublic:
+async def get_item(slug: str, session: SessionDep) -> ItemPublic:
     """One item with its Markdown, code samples and quiz prompts."""
-    return ItemPublic.of_page(items.item_page(session, slug=slug))
+    return ItemPublic.of_page(items.item_page(session, slug=slug, with_samples=True))

@@ -30,17 +30,21 @@ class Catalogue:
         return next((t.title for t in self.topics if t.slug == slug), slug)
 
 
+# Built once: every page of the library asks for these.
+_DECK_COUNTS = select(Item.deck_slug, func.count()).group_by(col(Item.deck_slug))
+_DECKS = select(Deck).order_by(col(Deck.position))
+_USED_TOPICS = (
+    select(Topic)
+    .where(col(Topic.slug).in_(select(Item.topic_slug).distinct()))
+    .order_by(col(Topic.position))
+)
+
+
 def load_catalogue(session: Session) -> Catalogue:
     """All decks (with item counts) and the topics that have at least one item."""
-    counts = dict(
-        session.exec(select(Item.deck_slug, func.count()).group_by(col(Item.deck_slug))).all()
-    )
+    counts = dict(session.exec(_DECK_COUNTS).all())
     decks = [
         DeckSummary(d.slug, d.title, d.description, counts.get(d.slug, 0))
-        for d in session.exec(select(Deck).order_by(col(Deck.position)))
+        for d in session.exec(_DECKS)
     ]
-    used = set(session.exec(select(Item.topic_slug).distinct()).all())
-    topics = [
-        t for t in session.exec(select(Topic).order_by(col(Topic.position))) if t.slug in used
-    ]
-    return Catalogue(decks=decks, topics=topics)
+    return Catalogue(decks=decks, topics=list(session.exec(_USED_TOPICS)))

@@ -8,8 +8,10 @@ from enum import StrEnum
 from html import escape
 
 from markupsafe import Markup
-from sqlalchemy import text
+from sqlalchemy import bindparam, func, text
+from sqlalchemy.orm import aliased, defer
 from sqlmodel import Session, col, or_, select
+from sqlmodel.sql.expression import SelectOfScalar
 
 from app.errors import InvalidFilter, ItemNotFound
 from app.models import CodeSample, Deck, Item, QuizPrompt, Topic
@@ -63,6 +65,17 @@ class ItemPage:
     next: Item | None
 
 
+def parse_difficulty(value: str | None) -> Difficulty | None:
+    """A difficulty from a query string; a clear error for anything else."""
+    if value is None:
+        return None
+    try:
+        return Difficulty(value)
+    except ValueError:
+        choices = ", ".join(d.value for d in Difficulty)
+        raise InvalidFilter(f"Difficulty must be one of {choices}, not '{value}'.") from None
+
+
 def search_terms(q: str | None) -> list[str]:
     """The words of a query, as FTS5 sees them; punctuation separates words."""
     return re.findall(r"\w+", q or "")[:MAX_QUERY_TERMS]
@@ -71,7 +84,10 @@ def search_terms(q: str | None) -> list[str]:
 def list_items(session: Session, *, filters: ItemFilter) -> list[ItemHit]:
     """Items matching every filter: in deck order, or by relevance when there is a query."""
     _check_known(session, filters)
-    statement = select(Item)
+    # A list row needs none of the big text columns; loading them made lists twice as slow.
+    statement = select(Item).options(
+        defer(Item.body_html), defer(Item.body_markdown), defer(Item.body_text)  # type: ignore[arg-type]
+    )
     if filters.deck:
         statement = statement.where(Item.deck_slug == filters.deck)
     if filters.topic:
@@ -84,14 +100,18 @@ def list_items(session: Session, *, filters: ItemFilter) -> list[ItemHit]:
         rows = session.exec(
             statement.join(Deck).order_by(col(Deck.position), col(Item.number))
         ).all()
-        return [ItemHit(item=i, title_html=Markup(escape(i.title)), snippet_html=None) for i in rows]
+        return [
+            ItemHit(item=i, title_html=Markup(escape(i.title)), snippet_html=None) for i in rows
+        ]
 
     if session.get_bind().dialect.name == "sqlite":
         return _fts_search(session, statement, terms)
     return _like_search(session, statement, terms)
 
 
-def _fts_search(session: Session, statement: object, terms: list[str]) -> list[ItemHit]:
+def _fts_search(
+    session: Session, statement: SelectOfScalar[Item], terms: list[str]
+) -> list[ItemHit]:
     match = " ".join(f'"{t}"*' for t in terms)
     ranked = session.execute(
         text(
@@ -106,10 +126,7 @@ def _fts_search(session: Session, statement: object, terms: list[str]) -> list[I
     if not ranked:
         return []
     allowed = {
-        i.id: i
-        for i in session.exec(
-            statement.where(col(Item.id).in_([r[0] for r in ranked]))  # type: ignore[attr-defined]
-        )
+        i.id: i for i in session.exec(statement.where(col(Item.id).in_([r[0] for r in ranked])))
     }
     return [
         ItemHit(item=allowed[rowid], title_html=_marked(title), snippet_html=_marked(snippet))
@@ -118,14 +135,16 @@ def _fts_search(session: Session, statement: object, terms: list[str]) -> list[I
     ]
 
 
-def _like_search(session: Session, statement: object, terms: list[str]) -> list[ItemHit]:
+def _like_search(
+    session: Session, statement: SelectOfScalar[Item], terms: list[str]
+) -> list[ItemHit]:
     """Databases without FTS5: every term must occur in the title, prose or code."""
     for term in terms:
         pattern = f"%{term}%"
-        statement = statement.where(  # type: ignore[attr-defined]
+        statement = statement.where(
             or_(col(Item.title).ilike(pattern), col(Item.body_text).ilike(pattern))
         )
-    rows = session.exec(statement.order_by(col(Item.deck_slug), col(Item.number))).all()  # type: ignore[attr-defined]
+    rows = session.exec(statement.order_by(col(Item.deck_slug), col(Item.number))).all()
     return [_like_hit(i, terms) for i in rows]
 
 
@@ -161,31 +180,59 @@ def get_item(session: Session, *, slug: str) -> Item:
     return item
 
 
-def item_page(session: Session, *, slug: str) -> ItemPage:
-    """An item, its samples and prompts, and the items before and after it in its deck."""
-    item = get_item(session, slug=slug)
-    samples = session.exec(
-        select(CodeSample).where(CodeSample.item_id == item.id).order_by(col(CodeSample.index))
+# The item page is the hottest path: its statements are built once, with bound parameters,
+# so each request only binds values (building them per call cost more than running them).
+_other = aliased(Item)
+_in_deck = col(_other.deck_slug) == bindparam("deck")
+_ITEM_WITH_DECK_AND_TOPIC = (
+    select(Item, Deck, Topic)
+    .join(Deck, col(Deck.slug) == col(Item.deck_slug))
+    .join(Topic, col(Topic.slug) == col(Item.topic_slug))
+    .where(col(Item.slug) == bindparam("slug"))
+)
+_PROMPTS = (
+    select(QuizPrompt)
+    .where(col(QuizPrompt.item_id) == bindparam("item_id"))
+    .order_by(col(QuizPrompt.position))
+)
+_NEIGHBOURS = select(Item).where(
+    col(Item.deck_slug) == bindparam("deck"),
+    or_(
+        col(Item.number)
+        == select(func.max(_other.number))
+        .where(_in_deck, col(_other.number) < bindparam("number"))
+        .scalar_subquery(),
+        col(Item.number)
+        == select(func.min(_other.number))
+        .where(_in_deck, col(_other.number) > bindparam("number"))
+        .scalar_subquery(),
+    ),
+)
+_SAMPLES = (
+    select(CodeSample)
+    .where(col(CodeSample.item_id) == bindparam("item_id"))
+    .order_by(col(CodeSample.index))
+)
+
+
+def item_page(session: Session, *, slug: str, with_samples: bool = False) -> ItemPage:
+    """An item with its deck, topic, prompts and neighbours in three queries; its samples
+    too when asked (the page shows them from the HTML rendered at import)."""
+    row = session.exec(_ITEM_WITH_DECK_AND_TOPIC, params={"slug": slug}).first()
+    if row is None:
+        raise ItemNotFound(slug)
+    item, deck, topic = row
+    prompts = session.exec(_PROMPTS, params={"item_id": item.id}).all()
+    neighbours = session.exec(
+        _NEIGHBOURS, params={"deck": item.deck_slug, "number": item.number}
     ).all()
-    prompts = session.exec(
-        select(QuizPrompt).where(QuizPrompt.item_id == item.id).order_by(col(QuizPrompt.position))
-    ).all()
-    same_deck = select(Item).where(Item.deck_slug == item.deck_slug)
-    previous = session.exec(
-        same_deck.where(Item.number < item.number).order_by(col(Item.number).desc()).limit(1)
-    ).first()
-    following = session.exec(
-        same_deck.where(Item.number > item.number).order_by(col(Item.number)).limit(1)
-    ).first()
-    deck = session.get(Deck, item.deck_slug)
-    topic = session.get(Topic, item.topic_slug)
-    assert deck is not None and topic is not None  # foreign keys guarantee both
+    samples = session.exec(_SAMPLES, params={"item_id": item.id}).all() if with_samples else []
     return ItemPage(
         item=item,
         deck=deck,
         topic=topic,
         samples=list(samples),
         prompts=list(prompts),
-        previous=previous,
-        next=following,
+        previous=next((n for n in neighbours if n.number < item.number), None),
+        next=next((n for n in neighbours if n.number > item.number), None),
     )

@@ -105,11 +105,11 @@ def upgrade() -> None:
 
     # ### end Alembic commands ###
     if op.get_bind().dialect.name == "sqlite":
-        # rowid = item.id; kept in step by the importer. Porter stemming lets "normalise"
-        # find "normalisation"; unicode61 folds case and accents.
+        # rowid = item.id; kept in step by the importer. No stemmer: searches run as
+        # prefix queries while the user types, and stems would break prefixes.
         op.execute(
             "CREATE VIRTUAL TABLE item_search USING fts5("
-            "title, body, code, tokenize = 'porter unicode61')"
+            "title, body, code, tokenize = 'unicode61 remove_diacritics 2')"
         )
 
 

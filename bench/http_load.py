@@ -1,0 +1,147 @@
+"""Throughput and latency of the library pages under load, printed as a table.
+
+Starts Backprop with one uvicorn worker pinned to CPU 0 over a private copy of the database,
+then drives it with wrk pinned to CPU 1 (so the load generator does not steal the server's
+core), for each page: 1 connection (service time) and 32 connections (saturation).
+
+    .venv/bin/python bench/http_load.py [--seconds 10] [--connections 32]
+
+Needs wrk (Debian package `wrk`); installs it with apt-get when run as root.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+PAGES = [
+    ("item page", "/items/batch-normalization"),
+    ("filtered list", "/items?deck=deep-learning&difficulty=intermediate"),
+    ("search (htmx fragment)", "/items?q=gradient"),
+    ("JSON item", "/api/items/batch-normalization"),
+]
+
+
+def ensure_wrk() -> str:
+    found = shutil.which("wrk")
+    if found:
+        return found
+    if os.geteuid() == 0:
+        subprocess.run(["apt-get", "install", "-y", "-qq", "wrk"], check=True, capture_output=True)
+        found = shutil.which("wrk")
+    if not found:
+        sys.exit("wrk is needed: apt-get install wrk")
+    return found
+
+
+def to_ms(value: str) -> float:
+    number, unit = re.fullmatch(r"([\d.]+)(us|ms|s)", value).groups()  # type: ignore[union-attr]
+    return float(number) * {"us": 0.001, "ms": 1.0, "s": 1000.0}[unit]
+
+
+def run_wrk(wrk: str, url: str, connections: int, seconds: int, htmx: bool) -> dict[str, float]:
+    cmd = ["taskset", "-c", "1", wrk, "-t1", f"-c{connections}", f"-d{seconds}s", "--latency"]
+    if htmx:
+        cmd += ["-H", "HX-Request: true"]
+    out = subprocess.run([*cmd, url], check=True, capture_output=True, text=True).stdout
+    pct = dict(re.findall(r"^\s+(50|99)\.?0*%\s+(\S+)\s*$", out, re.M))
+    if set(pct) != {"50", "99"}:
+        sys.exit(f"could not read wrk's output:\n{out}")
+    errors = re.search(r"Non-2xx or 3xx responses: (\d+)", out)
+    return {
+        "rps": float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1)),  # type: ignore[union-attr]
+        "p50": to_ms(pct["50"]),
+        "p99": to_ms(pct["99"]),
+        "errors": float(errors.group(1)) if errors else 0.0,
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seconds", type=int, default=10)
+    parser.add_argument("--connections", type=int, default=32)
+    parser.add_argument("--port", type=int, default=8765)
+    args = parser.parse_args()
+    wrk = ensure_wrk()
+
+    with tempfile.TemporaryDirectory() as tmp:
+        env = {
+            **os.environ,
+            "DATABASE_URL": f"sqlite:///{tmp}/bench.db",
+            "PORT": str(args.port),
+            "SECRET_KEY": "bench",
+        }
+        server = subprocess.Popen(
+            [
+                "taskset",
+                "-c",
+                "0",
+                sys.executable,
+                "-m",
+                "uvicorn",
+                "app.asgi:app",
+                "--port",
+                str(args.port),
+                "--log-level",
+                "warning",
+                "--no-access-log",
+            ],
+            cwd=ROOT,
+            env=env,
+        )
+        base = f"http://127.0.0.1:{args.port}"
+        try:
+            for _ in range(200):
+                try:
+                    urllib.request.urlopen(base + "/api/health", timeout=1)
+                    break
+                except OSError:
+                    time.sleep(0.1)
+            rows = []
+            for name, path in PAGES:
+                htmx = "htmx" in name
+                run_wrk(wrk, base + path, 4, 2, htmx)  # warm-up
+                single = run_wrk(wrk, base + path, 1, args.seconds, htmx)
+                loaded = run_wrk(wrk, base + path, args.connections, args.seconds, htmx)
+                rows.append((name, single, loaded))
+        finally:
+            server.terminate()
+            server.wait(timeout=10)
+
+    import fastapi
+    import uvicorn
+
+    print(
+        f"\nBackprop HTTP load — {platform.processor() or platform.machine()}, "
+        f"{os.cpu_count()} CPUs, Python {platform.python_version()}, "
+        f"FastAPI {fastapi.__version__}, uvicorn {uvicorn.__version__}"
+    )
+    print(f"server: 1 uvicorn worker on CPU 0; load: wrk on CPU 1, {args.seconds} s per row\n")
+    c = args.connections
+    print(
+        f"| page | 1 conn p50 ms | 1 conn p99 ms | {c} conn req/s | {c} conn p50 ms "
+        f"| {c} conn p99 ms | errors |"
+    )
+    print("|---|---:|---:|---:|---:|---:|---:|")
+    for name, single, loaded in rows:
+        print(
+            f"| {name} | {single['p50']:.2f} | {single['p99']:.2f} | {loaded['rps']:,.0f} | "
+            f"{loaded['p50']:.2f} | {loaded['p99']:.2f} | {int(loaded['errors'] + single['errors'])} |"
+        )
+    print(
+        "\ntargets (item page): p50 <= 5 ms, p99 <= 50 ms at 32 clients; >= 1,000 req/s on one core"
+    )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,101 @@
+"""A real server on a free loopback port and Debian's Chromium driven by Playwright."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import uvicorn
+from playwright.sync_api import Browser, ConsoleMessage, Page, sync_playwright
+
+from app.main import create_app
+from app.settings import PROJECT_ROOT, Settings
+
+CHROMIUM = os.environ.get("BACKPROP_CHROMIUM", "/usr/bin/chromium")
+ARTIFACTS = PROJECT_ROOT / "test-artifacts" / "screenshots"
+# Headless, and quiet: this machine has no network beyond package mirrors.
+CHROMIUM_ARGS = [
+    "--headless=new",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.fixture(scope="session")
+def live_server(
+    tmp_path_factory: pytest.TempPathFactory, imported_db_template: Path
+) -> Iterator[str]:
+    """The app served by uvicorn in a background thread, over its own database copy."""
+    db = tmp_path_factory.mktemp("live") / "backprop.db"
+    shutil.copy(imported_db_template, db)
+    port = _free_port()
+    app = create_app(Settings(database_url=f"sqlite:///{db}", secret_key="browser-tests"))
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 20
+    while not server.started:
+        if time.monotonic() > deadline:
+            raise RuntimeError("the test server did not start within 20 s")
+        time.sleep(0.05)
+    yield f"http://127.0.0.1:{port}"
+    server.should_exit = True
+    thread.join(timeout=10)
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Browser]:
+    if not Path(CHROMIUM).exists():
+        pytest.fail(f"Chromium not found at {CHROMIUM}: run ./scripts/test, which installs it")
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def page(browser: Browser, live_server: str, request: pytest.FixtureRequest) -> Iterator[Page]:
+    """A fresh browser context (no saved theme), failing the test on any console error."""
+    context = browser.new_context(
+        base_url=live_server, viewport={"width": 1280, "height": 900}, color_scheme="light"
+    )
+    page = context.new_page()
+    errors: list[str] = []
+
+    def on_console(message: ConsoleMessage) -> None:
+        if message.type == "error":
+            errors.append(message.text)
+
+    page.on("console", on_console)
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    yield page
+    context.close()
+    allowed = request.node.get_closest_marker("console_errors_expected")
+    if allowed is None:
+        assert errors == [], f"console errors: {errors}"
+
+
+def screenshot(page: Page, name: str, *, full_page: bool = False) -> Path:
+    """Save a screenshot under test-artifacts/screenshots/ and return its path."""
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    path = ARTIFACTS / f"{name}.png"
+    # caret="initial": hiding the caret injects a <style>, which our CSP rightly blocks.
+    page.screenshot(path=str(path), full_page=full_page, caret="initial")
+    return path

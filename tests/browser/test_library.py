@@ -1,0 +1,140 @@
+"""Browse, search, open, navigate by keyboard and switch themes in a real browser."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from playwright.sync_api import Browser, Page, expect
+
+from tests.browser.conftest import screenshot
+
+pytestmark = pytest.mark.browser
+
+
+def test_browse_from_home_to_an_item(page: Page) -> None:
+    page.goto("/")
+    expect(page.get_by_role("heading", level=1)).to_be_visible()
+    expect(page.locator(".deck-card").first).to_contain_text("38")
+    screenshot(page, "home-light")
+    page.get_by_role("link", name="Start with deep learning").click()
+    expect(page).to_have_url(re.compile(r"/items\?deck=deep-learning$"))
+    expect(page.locator(".item-row")).to_have_count(38)
+    screenshot(page, "list-light")
+    page.locator(".item-row a").nth(2).click()
+    expect(page).to_have_url(re.compile(r"/items/activation-functions$"))
+    expect(page.get_by_role("heading", level=1)).to_contain_text(
+        "What are the most common activation functions"
+    )
+    expect(page.locator(".prose table")).to_have_count(1)
+    expect(page.locator(".quiz-prompts li")).to_have_count(2)
+    screenshot(page, "item-light")
+
+
+def test_search_as_you_type_updates_list_and_address(page: Page) -> None:
+    page.goto("/items")
+    expect(page.locator(".item-row").first).to_be_visible()
+    page.locator("#q").press_sequentially("dropo", delay=60)
+    expect(page).to_have_url(re.compile(r"q=dropo"))
+    first = page.locator(".item-row").first
+    expect(first).to_contain_text("Dropout")
+    expect(first.locator("mark").first).to_be_visible()
+    screenshot(page, "search-dropout")
+    page.locator("#q").fill("zzzqqqxxx")
+    expect(page.locator(".empty-state")).to_contain_text("No questions match")
+    page.go_back()
+    expect(page.locator("#q")).to_have_value(re.compile("dropo"))
+
+
+def test_filters_update_through_htmx_and_the_url(page: Page) -> None:
+    page.goto("/items")
+    page.select_option("#difficulty", "advanced")
+    expect(page).to_have_url(re.compile(r"difficulty=advanced"))
+    badges = page.locator(".item-row .badge-advanced")
+    expect(badges.first).to_be_visible()
+    assert badges.count() == page.locator(".item-row").count()
+    page.select_option("#deck", "pytorch-essentials")
+    expect(page).to_have_url(re.compile(r"deck=pytorch-essentials"))
+    expect(page.locator(".item-row .badge-deck").first).to_have_text("PyTorch essentials")
+
+
+def test_keyboard_shortcuts(page: Page) -> None:
+    page.goto("/items/activation-functions")
+    page.keyboard.press("j")
+    expect(page).to_have_url(re.compile(r"/items/vanishing-exploding-gradients$"))
+    page.keyboard.press("k")
+    expect(page).to_have_url(re.compile(r"/items/activation-functions$"))
+    page.keyboard.press("/")
+    expect(page.locator("#site-search")).to_be_focused()
+    page.keyboard.type("j")  # typing in the box must not navigate
+    expect(page).to_have_url(re.compile(r"/items/activation-functions$"))
+    page.keyboard.press("Escape")
+    page.keyboard.press("?")
+    expect(page.locator("#shortcuts")).to_be_visible()
+    page.keyboard.press("Escape")
+    expect(page.locator("#shortcuts")).to_be_hidden()
+
+
+def test_theme_toggle_is_remembered(page: Page) -> None:
+    page.goto("/items/batch-normalization")
+    html = page.locator("html")
+    expect(html).not_to_have_attribute("data-theme", "dark")
+    page.get_by_role("button", name="Switch to dark theme").click()
+    expect(html).to_have_attribute("data-theme", "dark")
+    page.reload()
+    expect(html).to_have_attribute("data-theme", "dark")
+    screenshot(page, "item-dark")
+    page.goto("/items?q=gradient")
+    screenshot(page, "list-dark")
+    page.keyboard.press("t")
+    expect(html).to_have_attribute("data-theme", "light")
+
+
+def test_dark_theme_follows_the_system(browser: Browser, live_server: str) -> None:
+    context = browser.new_context(base_url=live_server, color_scheme="dark")
+    page = context.new_page()
+    page.goto("/")
+    background = page.evaluate("getComputedStyle(document.body).backgroundColor")
+    assert background == "rgb(15, 17, 23)"
+    screenshot(page, "home-dark")
+    context.close()
+
+
+def test_copy_button_copies_the_sample(browser: Browser, live_server: str) -> None:
+    context = browser.new_context(
+        base_url=live_server, permissions=["clipboard-read", "clipboard-write"]
+    )
+    page = context.new_page()
+    page.goto("/items/dropout")
+    page.locator(".copy-btn").first.click()
+    expect(page.locator(".copy-btn").first).to_have_text("Copied")
+    copied = page.evaluate("navigator.clipboard.readText()")
+    assert copied.startswith("import torch")
+    context.close()
+
+
+def test_phone_layout_has_no_horizontal_scroll(browser: Browser, live_server: str) -> None:
+    context = browser.new_context(
+        base_url=live_server,
+        viewport={"width": 390, "height": 844},
+        is_mobile=True,
+        color_scheme="light",
+    )
+    page = context.new_page()
+    for path, name in (
+        ("/", "home-phone"),
+        ("/items", "list-phone"),
+        ("/items/activation-functions", "item-phone"),
+    ):
+        page.goto(path)
+        overflow = page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
+        assert overflow <= 0, f"{path} scrolls sideways by {overflow}px"
+        screenshot(page, name)
+    context.close()
+
+
+@pytest.mark.console_errors_expected  # Chromium logs every 404 response
+def test_unknown_item_shows_the_404_page(page: Page) -> None:
+    response = page.goto("/items/not-a-question")
+    assert response is not None and response.status == 404
+    expect(page.get_by_role("heading", level=1)).to_contain_text("could not find")

@@ -1,0 +1,78 @@
+"""Shared fixtures. Each test gets its own SQLite file, copied from one migrated and imported
+template so that the expensive part runs once per session."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from fastapi.testclient import TestClient
+from sqlalchemy.engine import Engine
+
+from app import migrate
+from app.db import make_engine
+from app.importer import import_content
+from app.main import create_app
+from app.settings import PROJECT_ROOT, Settings
+
+CONTENT_DIR = PROJECT_ROOT / "content"
+SEEDS_DIR = PROJECT_ROOT.parent / "shared" / "seeds"
+
+
+@pytest.fixture(scope="session")
+def imported_db_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A database file with the schema and all content, built once."""
+    path = tmp_path_factory.mktemp("template") / "backprop.db"
+    engine = make_engine(f"sqlite:///{path}")
+    migrate.upgrade(engine)
+    import_content(engine, CONTENT_DIR)
+    with engine.connect() as conn:
+        conn.exec_driver_sql("PRAGMA wal_checkpoint(TRUNCATE)")
+    engine.dispose()
+    return path
+
+
+@pytest.fixture
+def db_path(tmp_path: Path, imported_db_template: Path) -> Path:
+    """A private copy of the imported database."""
+    path = tmp_path / "backprop.db"
+    shutil.copy(imported_db_template, path)
+    return path
+
+
+@pytest.fixture
+def settings(db_path: Path) -> Settings:
+    return Settings(database_url=f"sqlite:///{db_path}", secret_key="test-secret")
+
+
+@pytest.fixture
+def engine(settings: Settings) -> Iterator[Engine]:
+    engine = make_engine(settings.database_url)
+    yield engine
+    engine.dispose()
+
+
+@pytest.fixture
+def client(settings: Settings) -> Iterator[TestClient]:
+    """The app over a fresh copy of the imported database, start-up included."""
+    with TestClient(create_app(settings)) as client:
+        yield client
+
+
+@pytest.fixture
+def empty_engine(tmp_path: Path) -> Iterator[Engine]:
+    """A migrated database with no content, for importer tests."""
+    engine = make_engine(f"sqlite:///{tmp_path / 'empty.db'}")
+    migrate.upgrade(engine)
+    yield engine
+    engine.dispose()
+
+
+@pytest.fixture
+def content_copy(tmp_path: Path) -> Path:
+    """A writable copy of the content folder, to break or change files in."""
+    target = tmp_path / "content"
+    shutil.copytree(CONTENT_DIR, target)
+    return target
