@@ -136,7 +136,8 @@ def main() -> None:
     for name, single, loaded in rows:
         print(
             f"| {name} | {single['p50']:.2f} | {single['p99']:.2f} | {loaded['rps']:,.0f} | "
-            f"{loaded['p50']:.2f} | {loaded['p99']:.2f} | {int(loaded['errors'] + single['errors'])} |"
+            f"{loaded['p50']:.2f} | {loaded['p99']:.2f} | "
+            f"{int(loaded['errors'] + single['errors'])} |"
         )
     print(
         "\ntargets (item page): p50 <= 5 ms, p99 <= 50 ms at 32 clients; >= 1,000 req/s on one core"
