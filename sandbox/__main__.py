@@ -1,0 +1,37 @@
+"""`python -m sandbox`: run the sandbox worker."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import os
+from pathlib import Path
+
+from sandbox.worker import Worker, default_state_dir, serve
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(prog="python -m sandbox", description=__doc__)
+    parser.add_argument("--socket", type=Path, required=True, help="Unix socket to listen on")
+    parser.add_argument(
+        "--cpu-slots",
+        type=int,
+        default=max(1, (os.cpu_count() or 2)),
+        help="CPU runs at once (default: one per core)",
+    )
+    parser.add_argument(
+        "--max-queue",
+        type=int,
+        default=16,
+        help="runs that may wait per backend before new ones are refused",
+    )
+    parser.add_argument("--state-dir", type=Path, default=default_state_dir())
+    args = parser.parse_args()
+    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+    worker = Worker(cpu_slots=args.cpu_slots, max_queue=args.max_queue, state_dir=args.state_dir)
+    asyncio.run(serve(args.socket, worker))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,287 @@
+"""What happens between the zygote's fork and the user's first line of code.
+
+The forked supervisor joins the run's cgroups and unshares every namespace; its child becomes
+PID 1 of a fresh PID namespace, builds a minimal read-only root with a private size-limited
+/tmp, chroots into it, drops to an unprivileged user without capabilities, sets
+no_new_privs and the seccomp filter, and forks the process that executes the code (with a
+CPU-time limit, which the kernel would not enforce on a PID 1). When PID 1 exits, the kernel
+kills everything left in its namespace: nothing outlives a run."""
+
+from __future__ import annotations
+
+import builtins
+import ctypes
+import io
+import json
+import linecache
+import os
+import resource
+import signal
+import sys
+import traceback
+from dataclasses import dataclass
+from pathlib import Path
+
+from sandbox import seccomp
+
+_libc = ctypes.CDLL(None, use_errno=True)
+
+CLONE_NEWNS = 0x00020000
+CLONE_NEWCGROUP = 0x02000000
+CLONE_NEWUTS = 0x04000000
+CLONE_NEWIPC = 0x08000000
+CLONE_NEWPID = 0x20000000
+CLONE_NEWNET = 0x40000000
+MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC = 1, 2, 4, 8
+MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = 32, 4096, 16384, 1 << 18
+PR_SET_PDEATHSIG, PR_CAPBSET_DROP = 1, 24
+
+SAMPLE_FILENAME = "sample.py"
+# Devices a PyTorch program may open; everything else in /dev stays out of reach.
+DEVICES = ("null", "zero", "full", "random", "urandom")
+
+
+@dataclass(frozen=True)
+class JailSpec:
+    """Everything the jailed process needs, sent by the worker through the zygote."""
+
+    code: str
+    root_dir: str  # an empty host directory the new root is mounted on
+    uid: int  # unprivileged user and group the code runs as
+    tmp_mb: int
+    cpu_seconds: float
+    threads: int
+    cgroup_procs: list[str]
+    readonly_paths: list[str]  # host paths visible, read-only, at the same place
+    cuda: bool = False
+    gpu_memory_fraction: float = 0.5
+
+
+def _check(result: int, what: str) -> None:
+    if result != 0:
+        err = ctypes.get_errno()
+        raise OSError(err, f"{what}: {os.strerror(err)}")
+
+
+def _mount(source: str | None, target: str, fstype: str | None, flags: int, data: str = "") -> None:
+    _check(
+        _libc.mount(
+            source.encode() if source else None,
+            target.encode(),
+            fstype.encode() if fstype else None,
+            flags,
+            data.encode() if data else None,
+        ),
+        f"mount {target}",
+    )
+
+
+def _bind_readonly(host_path: str, root: str) -> None:
+    source = Path(host_path)
+    target = Path(root + host_path)
+    if source.is_symlink():
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if not target.exists():
+            target.symlink_to(os.readlink(source))
+        return
+    if source.is_dir():
+        target.mkdir(parents=True, exist_ok=True)
+    else:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.touch()
+    _mount(str(source), str(target), None, MS_BIND)
+    _mount(None, str(target), None, MS_BIND | MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV)
+
+
+def supervise(spec: JailSpec, stdout_fd: int, stderr_fd: int, status_fd: int) -> None:
+    """Runs in the process the zygote forked (outside the jail); never returns.
+
+    Writes JSON lines to `status_fd`: {"status": wait status of the code} from inside the
+    jail, then {"init": wait status of the jail's PID 1} from here."""
+    code = 125
+    try:
+        for procs in spec.cgroup_procs:
+            Path(procs).write_text(str(os.getpid()))
+        _check(
+            _libc.unshare(
+                CLONE_NEWNS
+                | CLONE_NEWPID
+                | CLONE_NEWNET
+                | CLONE_NEWIPC
+                | CLONE_NEWUTS
+                | CLONE_NEWCGROUP
+            ),
+            "unshare",
+        )
+        signal.signal(signal.SIGCHLD, signal.SIG_DFL)  # the zygote ignores it; we must wait
+        init = os.fork()
+        if init == 0:
+            _init(spec, stdout_fd, stderr_fd, status_fd)
+        os.close(stdout_fd)
+        os.close(stderr_fd)
+        _, status = os.waitpid(init, 0)
+        report: dict[str, object] = {"init": status}
+    except BaseException as exc:  # report the failure instead of dying silently
+        report = {"error": f"{type(exc).__name__}: {exc}"}
+    try:
+        os.write(status_fd, json.dumps(report).encode() + b"\n")
+        code = 0
+    finally:
+        os._exit(code)
+
+
+def _init(spec: JailSpec, stdout_fd: int, stderr_fd: int, status_fd: int) -> None:
+    """PID 1 of the new namespace: build the jail, start the code, reap, report. When this
+    process exits the kernel kills whatever the code left behind."""
+    try:
+        _check(_libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0), "prctl(PDEATHSIG)")
+        _build_root(spec)
+        _drop_privileges(spec)
+        os.dup2(stdout_fd, 1)
+        os.dup2(stderr_fd, 2)
+        null = os.open("/dev/null", os.O_RDONLY)
+        os.dup2(null, 0)
+        for fd in (stdout_fd, stderr_fd, null):
+            if fd > 2:
+                os.close(fd)
+        os.closerange(3, status_fd)
+        os.closerange(status_fd + 1, 65536)
+        seccomp.install()
+    except BaseException:
+        # The jail could not be built: say so on the run's stderr and stop before any code.
+        try:
+            os.write(stderr_fd, b"sandbox setup failed:\n" + traceback.format_exc().encode())
+        finally:
+            os._exit(126)
+    program = os.fork()
+    if program == 0:
+        os.close(status_fd)
+        cpu = int(spec.cpu_seconds)
+        resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 2))
+        os._exit(_execute(spec))
+    os.close(1)
+    os.close(2)
+    while True:  # as PID 1 we also reap the code's orphans
+        pid, status = os.waitpid(-1, 0)
+        if pid == program:
+            break
+    os.write(status_fd, json.dumps({"status": status}).encode() + b"\n")
+    os._exit(0)
+
+
+def _build_root(spec: JailSpec) -> None:
+    root = spec.root_dir
+    _mount(None, "/", None, MS_REC | MS_PRIVATE)  # nothing we mount leaks to the host
+    _mount("tmpfs", root, "tmpfs", MS_NOSUID | MS_NODEV, "size=16m,mode=755")
+    for path in spec.readonly_paths:
+        if os.path.lexists(path):
+            _bind_readonly(path, root)
+    for name in ("proc", "dev", "tmp"):
+        os.makedirs(f"{root}/{name}", exist_ok=True)
+    _mount("proc", f"{root}/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
+    _mount("tmpfs", f"{root}/tmp", "tmpfs", MS_NOSUID | MS_NODEV, f"size={spec.tmp_mb}m,mode=1777")
+    _mount("tmpfs", f"{root}/dev", "tmpfs", MS_NOSUID, "size=64k,mode=755")
+    devices = list(DEVICES)
+    if spec.cuda:
+        devices += [d for d in os.listdir("/dev") if d.startswith("nvidia")]
+    for name in devices:
+        if os.path.exists(f"/dev/{name}"):
+            Path(f"{root}/dev/{name}").touch()
+            _mount(f"/dev/{name}", f"{root}/dev/{name}", None, MS_BIND)
+    os.makedirs(f"{root}/dev/shm")
+    _mount("tmpfs", f"{root}/dev/shm", "tmpfs", MS_NOSUID | MS_NODEV, "size=64m,mode=1777")
+    for name, target in (
+        ("fd", "/proc/self/fd"),
+        ("stdin", "/proc/self/fd/0"),
+        ("stdout", "/proc/self/fd/1"),
+        ("stderr", "/proc/self/fd/2"),
+    ):
+        os.symlink(target, f"{root}/dev/{name}")
+    # The root itself becomes read-only once its mount points exist.
+    _mount(None, root, None, MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV)
+    os.chroot(root)
+    os.chdir("/tmp")
+
+
+def _drop_privileges(spec: JailSpec) -> None:
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    resource.setrlimit(resource.RLIMIT_NOFILE, (1024, 1024))
+    resource.setrlimit(resource.RLIMIT_FSIZE, (spec.tmp_mb * 1024 * 1024,) * 2)
+    for cap in range(64):  # empty the bounding set while we still may
+        if _libc.prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) != 0:
+            break
+    os.setgroups([])
+    os.setresgid(spec.uid, spec.uid, spec.uid)
+    os.setresuid(spec.uid, spec.uid, spec.uid)  # from root to a user: every capability goes
+    os.environ.clear()
+    os.environ.update(
+        {
+            "PATH": "/usr/local/bin:/usr/bin:/bin",
+            "HOME": "/tmp",
+            "TMPDIR": "/tmp",
+            "LANG": "C.UTF-8",
+            "OMP_NUM_THREADS": str(spec.threads),
+            "TORCHINDUCTOR_CACHE_DIR": "/tmp/.torchinductor",
+            "TRITON_CACHE_DIR": "/tmp/.triton",
+            "MPLCONFIGDIR": "/tmp/.matplotlib",
+            "PYTHONDONTWRITEBYTECODE": "1",
+        }
+    )
+
+
+def _execute(spec: JailSpec) -> int:
+    """Run the code as __main__ of a file called sample.py; return the exit status."""
+    sys.stdout = io.TextIOWrapper(
+        io.FileIO(1, "w", closefd=False),
+        encoding="utf-8",
+        errors="backslashreplace",
+        line_buffering=True,
+        write_through=True,
+    )
+    sys.stderr = io.TextIOWrapper(
+        io.FileIO(2, "w", closefd=False),
+        encoding="utf-8",
+        errors="backslashreplace",
+        line_buffering=True,
+        write_through=True,
+    )
+    sys.stdin = open(os.devnull)  # noqa: SIM115
+    sys.argv = [SAMPLE_FILENAME]
+    linecache.cache[SAMPLE_FILENAME] = (
+        len(spec.code),
+        None,
+        spec.code.splitlines(keepends=True),
+        SAMPLE_FILENAME,
+    )
+    status = 0
+    try:
+        import torch
+
+        torch.set_num_threads(spec.threads)
+        if spec.cuda:
+            torch.cuda.set_per_process_memory_fraction(spec.gpu_memory_fraction)
+        program = compile(spec.code, SAMPLE_FILENAME, "exec")
+        exec(
+            program, {"__name__": "__main__", "__file__": SAMPLE_FILENAME, "__builtins__": builtins}
+        )
+    except SystemExit as exc:
+        status = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+        if exc.code is not None and not isinstance(exc.code, int):
+            print(exc.code, file=sys.stderr)
+    except BaseException:
+        _print_user_traceback()
+        status = 1
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except OSError:
+        pass
+    return status
+
+
+def _print_user_traceback() -> None:
+    """The traceback from the user's code down, without the sandbox's own frames."""
+    etype, value, tb = sys.exc_info()
+    while tb is not None and tb.tb_frame.f_code.co_filename != SAMPLE_FILENAME:
+        tb = tb.tb_next
+    traceback.print_exception(etype, value, tb, file=sys.stderr)

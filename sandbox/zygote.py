@@ -1,0 +1,64 @@
+"""A warm process per backend: torch, torchvision and the torch.compile machinery are already
+imported, CUDA is never touched here, and each run is a fork of this process.
+
+    python -m sandbox.zygote <backend> <fd>      (started by the worker, never by hand)
+
+It reads requests from the SOCK_SEQPACKET socket on file descriptor <fd>: one JSON message,
+with the run's stdout, stderr and status pipes attached as file descriptors; it answers
+{"pid": <supervisor pid>}."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import sys
+import time
+
+from sandbox.jail import JailSpec, supervise
+
+
+def warm_up() -> float:
+    """Import what samples import, so a run pays none of it; returns the seconds taken."""
+    started = time.perf_counter()
+    import numpy  # noqa: F401
+    import torch
+    import torch._dynamo
+    import torch._inductor.compile_fx
+    import torch.nn
+    import torch.nn.functional
+    import torch.optim
+    import torch.utils.data
+    import torchvision
+    import torchvision.models
+    import torchvision.transforms  # noqa: F401
+
+    del torch
+    return time.perf_counter() - started
+
+
+def serve(backend: str, control_fd: int) -> None:
+    control = socket.socket(fileno=control_fd)
+    seconds = warm_up()
+    signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # supervisors are reaped by the kernel
+    control.send(json.dumps({"ready": True, "warm_up_seconds": round(seconds, 2)}).encode())
+    while True:
+        # A SOCK_SEQPACKET socket: one recv is one whole request, its pipes attached.
+        message, fds, _flags, _addr = socket.recv_fds(control, 1 << 20, 3)
+        if not message:
+            return  # the worker went away: so do we
+        request = json.loads(message)
+        spec = JailSpec(**request["spec"])
+        stdout_fd, stderr_fd, status_fd = fds
+        pid = os.fork()
+        if pid == 0:
+            control.close()
+            supervise(spec, stdout_fd, stderr_fd, status_fd)
+        for fd in fds:
+            os.close(fd)
+        control.send(json.dumps({"id": request["id"], "pid": pid}).encode())
+
+
+if __name__ == "__main__":
+    serve(sys.argv[1], int(sys.argv[2]))
