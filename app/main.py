@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import fcntl
 import gc
 import logging
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator, Iterator, Mapping
+from contextlib import asynccontextmanager, contextmanager
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse, Response
+from fastapi.openapi.docs import get_swagger_ui_html
+from fastapi.responses import HTMLResponse, JSONResponse, Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -18,9 +20,9 @@ from app.db import make_engine
 from app.errors import DomainError
 from app.importer import import_content
 from app.routes import api, pages
-from app.settings import Settings
+from app.settings import DATA_DIR, Settings
 from app.static_files import VersionedStaticFiles
-from app.web import STATIC_DIR, render
+from app.web import STATIC_DIR, asset_url, render
 
 log = logging.getLogger("backprop")
 
@@ -36,8 +38,13 @@ SECURITY_HEADERS = [
     (b"referrer-policy", b"same-origin"),
     (b"x-frame-options", b"DENY"),
 ]
-# The interactive API page loads its own assets; it gets the default policy of the framework.
-_CSP_EXEMPT = ("/docs", "/redoc", "/openapi.json")
+# The interactive API page (Swagger UI, served from static/) starts itself with an inline
+# script and styles; only that one exact path allows inline code.
+DOCS_CSP = (
+    b"default-src 'self'; script-src 'self' 'unsafe-inline'; style-src 'self' 'unsafe-inline'; "
+    b"img-src 'self' data:; object-src 'none'; base-uri 'self'; frame-ancestors 'none'"
+)
+SWAGGER = "vendor/swagger-ui-5.35.0"
 
 
 class SecurityHeaders:
@@ -47,16 +54,31 @@ class SecurityHeaders:
         self.app = app
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or scope["path"].startswith(_CSP_EXEMPT):
+        if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
+        headers = SECURITY_HEADERS
+        if scope["path"] == "/docs":
+            headers = [(b"content-security-policy", DOCS_CSP), *SECURITY_HEADERS[1:]]
 
         async def send_with_headers(message: Message) -> None:
             if message["type"] == "http.response.start":
-                message["headers"] = [*message.get("headers", []), *SECURITY_HEADERS]
+                message["headers"] = [*message.get("headers", []), *headers]
             await send(message)
 
         await self.app(scope, receive, send_with_headers)
+
+
+@contextmanager
+def startup_lock() -> Iterator[None]:
+    """An exclusive lock on ./data/.startup.lock for as long as the block runs."""
+    DATA_DIR.mkdir(parents=True, exist_ok=True)
+    with open(DATA_DIR / ".startup.lock", "w") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:
@@ -66,10 +88,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        migrate.upgrade(engine)
-        if settings.import_on_start:
-            report = import_content(engine, settings.content_dir)
-            log.info("content: %s", report.summary())
+        # With several server processes, one migrates and imports while the others wait.
+        with startup_lock():
+            migrate.upgrade(engine)
+            if settings.import_on_start:
+                report = import_content(engine, settings.content_dir)
+                log.info("content: %s", report.summary())
         # Everything loaded so far (modules, templates, compiled statements) lives as long as
         # the process. Freezing it keeps the garbage collector's full passes from walking it
         # again and again, which showed up as 100 ms pauses under load (bench/http_load.py).
@@ -83,12 +107,25 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         summary="Prepare for deep-learning and PyTorch interviews.",
         version="0.1.0",
         lifespan=lifespan,
+        docs_url=None,  # served below, with Swagger UI from static/ instead of a CDN
+        redoc_url=None,
     )
     app.state.settings = settings
     app.state.engine = engine
     app.add_middleware(SecurityHeaders)
     app.mount("/static", VersionedStaticFiles(directory=STATIC_DIR), name="static")
     app.include_router(api.router)
+
+    @app.get("/docs", include_in_schema=False)
+    async def api_docs() -> HTMLResponse:
+        return get_swagger_ui_html(
+            openapi_url="/openapi.json",
+            title="Backprop API",
+            swagger_js_url=asset_url(f"{SWAGGER}/swagger-ui-bundle.js"),
+            swagger_css_url=asset_url(f"{SWAGGER}/swagger-ui.css"),
+            swagger_favicon_url=asset_url("icons/backprop.svg"),
+        )
+
     app.include_router(pages.router)
     _add_error_handlers(app)
     return app
@@ -98,16 +135,21 @@ def _wants_json(request: Request) -> bool:
     return request.url.path.startswith("/api")
 
 
-def _error(request: Request, status: int, message: str) -> Response:
+def _error(
+    request: Request, status: int, message: str, headers: Mapping[str, str] | None = None
+) -> Response:
     if _wants_json(request):
-        return JSONResponse({"detail": message}, status_code=status)
-    return render(
-        request,
-        "errors/error.html",
-        {"status": status, "message": message},
-        fragment="errors/_error.html",
-        status_code=status,
-    )
+        response: Response = JSONResponse({"detail": message}, status_code=status)
+    else:
+        response = render(
+            request,
+            "errors/error.html",
+            {"status": status, "message": message},
+            fragment="errors/_error.html",
+            status_code=status,
+        )
+    response.headers.update(headers or {})
+    return response
 
 
 def _add_error_handlers(app: FastAPI) -> None:
@@ -119,7 +161,7 @@ def _add_error_handlers(app: FastAPI) -> None:
     async def http_error(request: Request, exc: StarletteHTTPException) -> Response:
         if exc.status_code == 404:
             return _error(request, 404, "There is no page at this address.")
-        return _error(request, exc.status_code, str(exc.detail))
+        return _error(request, exc.status_code, str(exc.detail), exc.headers)
 
     @app.exception_handler(RequestValidationError)
     async def validation_error(request: Request, exc: RequestValidationError) -> Response:

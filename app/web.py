@@ -49,7 +49,10 @@ def render(
     status_code: int = 200,
 ) -> HTMLResponse:
     """The full `page`, or just `fragment` when htmx asks; caches keep the two apart."""
-    name = fragment if fragment and is_htmx(request) else page
-    response = templates.TemplateResponse(request, name, context, status_code=status_code)
+    partial = bool(fragment) and is_htmx(request)
+    name = fragment if partial and fragment else page
+    response = templates.TemplateResponse(
+        request, name, {**context, "htmx": partial}, status_code=status_code
+    )
     response.headers["Vary"] = "HX-Request"
     return response

@@ -64,3 +64,17 @@ def test_openapi_documents_the_api(client: TestClient) -> None:
     spec = client.get("/openapi.json").json()
     assert {"/api/health", "/api/items", "/api/items/{slug}"} <= set(spec["paths"])
     assert client.get("/docs").status_code == 200
+
+
+def test_health_is_503_when_the_database_is_unreachable(client: TestClient) -> None:
+    from sqlalchemy import create_engine
+
+    # A file below /dev/null can never be opened.
+    client.app.state.engine = create_engine("sqlite:////dev/null/x.db")  # type: ignore[attr-defined]
+    response = client.get("/api/health")
+    assert response.status_code == 503
+    assert response.json()["status"] == "degraded"
+
+
+def test_query_of_punctuation_returns_no_items(client: TestClient) -> None:
+    assert client.get("/api/items", params={"q": "???"}).json() == []

@@ -11,7 +11,9 @@ from sqlalchemy.engine import Engine
 from sqlmodel import Session, select
 
 from app.importer import ContentError, import_content
-from app.models import CodeSample, ContentFile, Item, QuizPrompt
+from app.importer.parse import parse_catalogue, parse_item
+from app.models import CodeSample, ContentFile, Deck, Item, QuizPrompt
+from tests.conftest import CONTENT_DIR
 
 
 def counts(engine: Engine) -> dict[str, int]:
@@ -179,3 +181,58 @@ def test_rendered_html_is_stored_and_raw_html_is_escaped(
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in item.body_html
     assert '<figure class="sample"' in item.body_html
     assert '<span class="' in item.body_html  # highlighted at import, not per request
+
+
+def test_removing_a_topic_still_in_use_is_refused(empty_engine: Engine, content_copy: Path) -> None:
+    import_content(empty_engine, content_copy)
+    before = counts(empty_engine)
+    catalogue = content_copy / "decks.yml"
+    catalogue.write_text(
+        catalogue.read_text().replace(
+            "  - slug: regularization\n    title: Normalisation & regularisation\n", ""
+        )
+    )
+    with pytest.raises(ContentError, match="topic 'regularization' is not declared"):
+        import_content(empty_engine, content_copy)
+    assert counts(empty_engine) == before
+
+
+def test_removing_a_deck_and_its_folder_removes_both(
+    empty_engine: Engine, content_copy: Path
+) -> None:
+    import_content(empty_engine, content_copy)
+    catalogue = content_copy / "decks.yml"
+    text_ = catalogue.read_text()
+    start = text_.index("  - slug: torch-compile")
+    end = text_.index("\ntopics:")
+    catalogue.write_text(text_[:start] + text_[end:])
+    for path in (content_copy / "torch-compile").glob("*.md"):
+        path.unlink()
+    report = import_content(empty_engine, content_copy)
+    assert len(report.removed) == 6
+    with Session(empty_engine) as s:
+        assert s.get(Deck, "torch-compile") is None
+        assert s.exec(select(Item).where(Item.deck_slug == "torch-compile")).all() == []
+
+
+def test_every_item_file_passes_the_importer_rules() -> None:
+    catalogue = parse_catalogue(CONTENT_DIR / "decks.yml", "decks.yml")
+    paths = sorted(CONTENT_DIR.glob("*/*.md"))
+    assert len(paths) >= 58
+    for path in paths:
+        parse_item(
+            path.read_text(encoding="utf-8"), path.relative_to(CONTENT_DIR).as_posix(), catalogue
+        )
+
+
+def test_python_fence_inside_a_list_is_a_sample(empty_engine: Engine, content_copy: Path) -> None:
+    path = item_file(content_copy, "08-dropout.md")
+    path.write_text(path.read_text() + "\n- a step:\n\n  ```python requires=gpu\n  x = 1\n  ```\n")
+    with pytest.raises(ContentError, match="requires value 'gpu'"):
+        import_content(empty_engine, content_copy)
+    path.write_text(path.read_text().replace("requires=gpu", "requires=cuda"))
+    import_content(empty_engine, content_copy)
+    with Session(empty_engine) as s:
+        item = s.exec(select(Item).where(Item.slug == "dropout")).one()
+        samples = s.exec(select(CodeSample).where(CodeSample.item_id == item.id)).all()
+    assert samples[-1].code == "x = 1" and samples[-1].requires == "cuda"

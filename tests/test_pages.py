@@ -30,7 +30,6 @@ def test_item_list_is_only_the_results_fragment_for_htmx(client: TestClient) -> 
     assert response.template.name == "items/_results.html"  # type: ignore[attr-defined]
     assert response.headers["vary"] == "HX-Request"
     assert "<html" not in response.text
-    assert response.text.lstrip().startswith("{#") is False
     assert 'id="results"' in response.text
 
 
@@ -123,3 +122,45 @@ def test_history_restore_gets_the_full_page(client: TestClient) -> None:
     headers = {**HX, "HX-History-Restore-Request": "true"}
     response = client.get("/items", params={"q": "dropout"}, headers=headers)
     assert response.template.name == "items/list.html"  # type: ignore[attr-defined]
+
+
+def test_htmx_results_carry_the_new_page_title(client: TestClient) -> None:
+    response = client.get("/items", params={"q": "dropout"}, headers=HX)
+    assert "<title>“dropout” · Library · Backprop</title>" in response.text
+    assert "<title>" not in client.get("/items", params={"q": "dropout"}).text.split("</head>")[1]
+
+
+def test_search_box_keeps_history_short_and_enter_uses_htmx(client: TestClient) -> None:
+    html = client.get("/items").text
+    search_box = html[html.index('id="q"') : html.index(">", html.index('id="q"'))]
+    assert 'hx-replace-url="true"' in search_box and "hx-push-url" not in search_box
+    assert 'hx-disinherit="hx-push-url"' in html
+    assert 'hx-trigger="change from:select, submit"' in html
+
+
+def test_pages_answer_head_requests(client: TestClient) -> None:
+    for path in ("/", "/items", "/items/dropout", "/api/health"):
+        assert client.head(path).status_code == 200, path
+
+
+def test_wrong_method_is_405_with_allow(client: TestClient) -> None:
+    response = client.post("/items/dropout")
+    assert response.status_code == 405
+    assert "GET" in response.headers["allow"]
+
+
+def test_item_headings_continue_the_page_outline(client: TestClient) -> None:
+    html = client.get("/items/activation-functions").text
+    assert '<h2 id="h-common-activation-functions">' in html
+    assert "<h3" not in html.split('class="prose"')[1].split("</div>\n  <section")[0]
+
+
+def test_api_docs_are_served_locally_with_a_csp_only_there(client: TestClient) -> None:
+    docs = client.get("/docs")
+    assert docs.status_code == 200
+    assert "cdn." not in docs.text and "/static/vendor/swagger-ui-5.35.0/" in docs.text
+    assert "'unsafe-inline'" in docs.headers["content-security-policy"]
+    other = client.get("/docsXYZ")
+    assert other.status_code == 404
+    assert "'unsafe-inline'" not in other.headers["content-security-policy"]
+    assert other.headers["x-content-type-options"] == "nosniff"

@@ -37,9 +37,31 @@ def test_search_covers_code(engine: Engine) -> None:
 
 
 def test_every_word_must_match(engine: Engine) -> None:
-    both = {h.item.slug for h in hits(engine, q="dropout transformer")}
+    both = {h.item.slug for h in hits(engine, q="dropout batchnorm")}
     dropout = {h.item.slug for h in hits(engine, q="dropout")}
-    assert both <= dropout
+    batchnorm = {h.item.slug for h in hits(engine, q="batchnorm")}
+    assert both
+    assert both <= dropout and both <= batchnorm
+    assert both != dropout
+
+
+@pytest.mark.parametrize("query", ["—", "???", "😀", "  ", "..."])
+def test_a_query_without_words_matches_nothing(engine: Engine, query: str) -> None:
+    if query.strip():
+        assert hits(engine, q=query) == []
+
+
+def test_like_fallback_matches_underscore_literally_and_searches_code(engine: Engine) -> None:
+    from sqlmodel import select
+
+    from app.models import Item
+    from app.services.items import _like_search
+
+    with Session(engine) as session:
+        code_hits = {h.item.slug for h in _like_search(session, select(Item), ["clip_grad_norm_"])}
+        wildcard = _like_search(session, select(Item), ["no_such"])
+    assert "vanishing-exploding-gradients" in code_hits
+    assert wildcard == []
 
 
 @pytest.mark.parametrize(

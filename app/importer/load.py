@@ -14,7 +14,7 @@ from typing import Any
 
 from sqlalchemy import delete, text
 from sqlalchemy.engine import Engine
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 
 from app.importer.errors import ContentError
 from app.importer.parse import Catalogue, ParsedItem, parse_catalogue, parse_item
@@ -67,6 +67,9 @@ def import_content(engine: Engine, content_dir: Path) -> ImportReport:
     with Session(engine) as session:
         known = {cf.path: cf.sha256 for cf in session.exec(select(ContentFile))}
         changed = sorted(rel for rel, digest in digests.items() if known.get(rel) != digest)
+        if CATALOGUE_FILE in changed:
+            # Decks or topics changed: every item must be checked against them again.
+            changed = sorted(digests)
         removed = sorted(set(known) - set(digests))
         report.unchanged = len(digests) - len(changed)
         if not changed and not removed:
@@ -99,6 +102,7 @@ def import_content(engine: Engine, content_dir: Path) -> ImportReport:
             _write_item(session, spec, digests[spec.path], existing.get(spec.slug))
         for rel in removed:
             session.exec(delete(ContentFile).where(ContentFile.path == rel))  # type: ignore[arg-type]
+        _drop_unlisted(session, catalogue)
         for rel in changed:
             session.merge(ContentFile(path=rel, sha256=digests[rel]))
         session.commit()
@@ -143,6 +147,15 @@ def _sync_catalogue(session: Session, catalogue: Catalogue) -> None:
     for position, t in enumerate(catalogue.topics):
         session.merge(Topic(slug=t.slug, title=t.title, position=position))
     session.flush()
+
+
+def _drop_unlisted(session: Session, catalogue: Catalogue) -> None:
+    """Decks and topics no longer in decks.yml go (their items were checked already)."""
+    session.flush()
+    decks = [d.slug for d in catalogue.decks]
+    topics = [t.slug for t in catalogue.topics]
+    session.exec(delete(Deck).where(col(Deck.slug).not_in(decks)))
+    session.exec(delete(Topic).where(col(Topic.slug).not_in(topics)))
 
 
 def _write_item(session: Session, spec: ParsedItem, digest: str, item: Item | None) -> None:

@@ -9,15 +9,16 @@ from pathlib import Path
 from typing import Any
 
 import yaml
+from markdown_it import MarkdownIt
+from markdown_it.renderer import RendererHTML
 
 from app.importer.errors import ContentError
 
 DIFFICULTIES = ("beginner", "intermediate", "advanced")
-REQUIREMENTS = ("cuda", "torchvision", "network", "long", "incomplete")
+REQUIREMENTS = ("cuda", "torchvision", "network", "long", "incomplete", "broken")
 REQUIRED_KEYS = ("deck", "number", "slug", "title", "topic", "difficulty")
 OPTIONAL_KEYS = ("tags", "section", "source", "quiz_prompts")
 SLUG_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
-FENCE_RE = re.compile(r"^(?P<indent> {0,3})(?P<fence>```+|~~~+)(?P<info>.*)$")
 
 
 @dataclass(frozen=True)
@@ -190,32 +191,41 @@ def parse_fence_info(info: str) -> tuple[str, dict[str, str]]:
     return words[0].lower(), attrs
 
 
+def make_markdown(renderer_cls: type[RendererHTML] = RendererHTML) -> MarkdownIt:
+    """The one Markdown dialect of content: CommonMark, tables, strikethrough, no raw HTML."""
+    md = MarkdownIt(
+        "commonmark",
+        {"html": False, "linkify": False, "typographer": False},
+        renderer_cls=renderer_cls,
+    )
+    md.enable("table")
+    md.enable("strikethrough")
+    return md
+
+
+_PARSER = make_markdown()
+
+
 def _samples(lines: list[str], start: int, rel: str) -> list[SampleSpec]:
-    """Find the python fences of the body and check their attributes."""
+    """The python fences of the body, wherever they sit (lists, quotes), checked; found by
+    the same parser that renders them, so what is shown and what is stored agree."""
+    body_lines = lines[start:]
     samples: list[SampleSpec] = []
-    i = start
-    while i < len(lines):
-        m = FENCE_RE.match(lines[i])
-        if not m:
-            i += 1
+    for token in _PARSER.parse("\n".join(body_lines)):
+        if token.type != "fence" or token.map is None:
             continue
-        fence, open_line = m["fence"], i + 1
-        language, attrs = parse_fence_info(m["info"])
-        body: list[str] = []
-        i += 1
-        while i < len(lines) and not (
-            lines[i].strip().startswith(fence) and lines[i].strip().strip(fence[0]) == ""
-        ):
-            body.append(lines[i])
-            i += 1
-        if i >= len(lines):
-            raise ContentError(rel, open_line, "code fence is never closed")
-        i += 1
+        first, last = token.map
+        line = start + first + 1
+        closing = body_lines[last - 1].strip() if last - 1 > first else ""
+        if not (closing.startswith(token.markup) and closing.strip(token.markup[0]) == ""):
+            raise ContentError(rel, line, "code fence is never closed")
+        language, attrs = parse_fence_info(token.info)
         if language != "python":
             if attrs:
-                raise ContentError(rel, open_line, "only python fences take attributes")
+                raise ContentError(rel, line, "only python fences take attributes")
             continue
-        samples.append(_sample(len(samples) + 1, "\n".join(body), attrs, rel, open_line))
+        code = token.content[:-1] if token.content.endswith("\n") else token.content
+        samples.append(_sample(len(samples) + 1, code, attrs, rel, line))
     return samples
 
 

@@ -9,7 +9,6 @@ from dataclasses import dataclass
 from html import escape
 from typing import Any
 
-from markdown_it import MarkdownIt
 from markdown_it.renderer import RendererHTML
 from markdown_it.token import Token
 from markdown_it.utils import EnvType, OptionsDict
@@ -18,7 +17,7 @@ from pygments.formatters import HtmlFormatter
 from pygments.lexers import PythonLexer, TextLexer, get_lexer_by_name
 from pygments.util import ClassNotFound
 
-from app.importer.parse import parse_fence_info
+from app.importer.parse import make_markdown, parse_fence_info
 
 REQUIREMENT_LABELS = {
     "cuda": "needs a CUDA GPU",
@@ -26,6 +25,7 @@ REQUIREMENT_LABELS = {
     "network": "downloads data",
     "long": "runs for minutes",
     "incomplete": "a fragment",
+    "broken": "raises as printed",
 }
 
 _FORMATTER = HtmlFormatter(nowrap=True)
@@ -77,8 +77,9 @@ class _Renderer(RendererHTML):
         return (
             f'<figure class="sample" id="sample-{n}" data-sample="{n}">'
             f'<figcaption class="sample-head"><span class="sample-label">{label}</span>'
-            f'{badges}<button type="button" class="copy-btn" data-copy="sample-{n}" '
-            f'aria-label="Copy sample {n} to the clipboard">Copy</button></figcaption>'
+            f'{badges}<button type="button" class="copy-btn" data-copy="sample-{n}">'
+            f'<span class="copy-label">Copy</span>'
+            f'<span class="visually-hidden"> sample {n}</span></button></figcaption>'
             f'<pre class="hl"><code class="language-python">{highlight_code(code)}</code></pre>'
             f"</figure>\n"
         )
@@ -103,21 +104,14 @@ class _Renderer(RendererHTML):
         if seen[anchor] > 1:
             anchor = f"{anchor}-{seen[anchor]}"
         tokens[idx].attrSet("id", anchor)
+        # Content headings start at ###; the page's h1 is the question, so they render one
+        # level up and the outline has no gaps.
+        level = int(tokens[idx].tag[1])
+        tokens[idx].tag = tokens[idx + 2].tag = f"h{max(level - 1, 2)}"
         return self.renderToken(tokens, idx, options, env)
 
 
-def _markdown() -> MarkdownIt:
-    md = MarkdownIt(
-        "commonmark",
-        {"html": False, "linkify": False, "typographer": False},
-        renderer_cls=_Renderer,
-    )
-    md.enable("table")
-    md.enable("strikethrough")
-    return md
-
-
-_MD = _markdown()
+_MD = make_markdown(_Renderer)
 
 
 def render_markdown(body: str) -> Rendered:

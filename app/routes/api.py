@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Query
+from fastapi import APIRouter, Query, Response
 from sqlalchemy import text
 
 import sandbox
@@ -17,15 +17,19 @@ router = APIRouter(prefix="/api", tags=["api"])
 # `async def` with synchronous SQLite reads, for the reason given in app/routes/pages.py.
 
 
-@router.get("/health")
-async def health(session: SessionDep) -> Health:
-    """Whether the app, its database and the code sandbox are usable."""
+@router.get("/health", responses={503: {"model": Health}})
+@router.head("/health", include_in_schema=False)
+async def health(session: SessionDep, response: Response) -> Health:
+    """Whether the app, its database and the code sandbox are usable; 503 when the database
+    is not (so a container health check fails)."""
     try:
         session.execute(text("SELECT 1"))
         database = "ok"
     except Exception as exc:  # the point is to report it, whatever it is
         database = f"error: {type(exc).__name__}"
     status = sandbox.status()
+    if database != "ok":
+        response.status_code = 503
     return Health(
         status="ok" if database == "ok" else "degraded",
         database=database,

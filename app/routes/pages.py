@@ -21,7 +21,7 @@ router = APIRouter(include_in_schema=False)
 # that FastAPI makes for plain `def` handlers (see bench/http_load.py for the figures).
 
 
-@router.get("/")
+@router.api_route("/", methods=["GET", "HEAD"])
 async def home(request: Request, session: SessionDep) -> HTMLResponse:
     """What Backprop offers and the decks to start from."""
     return render(request, "home.html", {"catalogue": load_catalogue(session)})
@@ -32,7 +32,7 @@ def _blank_is_none(value: str | None) -> str | None:
     return value.strip() or None if value is not None else None
 
 
-@router.get("/items")
+@router.api_route("/items", methods=["GET", "HEAD"])
 async def item_list(
     request: Request,
     session: SessionDep,
@@ -68,7 +68,7 @@ async def item_list(
     return render(request, "items/list.html", context, fragment="items/_results.html")
 
 
-@router.get("/items/{slug}")
+@router.api_route("/items/{slug}", methods=["GET", "HEAD"])
 async def item_detail(request: Request, slug: str, session: SessionDep) -> HTMLResponse:
     """One question: explanation, tables, code, quiz prompts, neighbours."""
     page = items.item_page(session, slug=slug)

@@ -95,6 +95,8 @@ def list_items(session: Session, *, filters: ItemFilter) -> list[ItemHit]:
         statement = statement.where(Item.difficulty == filters.difficulty.value)
 
     terms = search_terms(filters.q)
+    if filters.q and not terms:
+        return []  # a query of punctuation or symbols alone matches nothing
     if not terms:
         rows = session.exec(
             statement.join(Deck).order_by(col(Deck.position), col(Item.number))
@@ -139,9 +141,15 @@ def _like_search(
 ) -> list[ItemHit]:
     """Databases without FTS5: every term must occur in the title, prose or code."""
     for term in terms:
-        pattern = f"%{term}%"
+        # \w+ terms may hold "_", a LIKE wildcard: match it literally.
+        pattern = "%" + term.replace("\\", "\\\\").replace("_", "\\_") + "%"
+        in_code = select(CodeSample.item_id).where(col(CodeSample.code).ilike(pattern, escape="\\"))
         statement = statement.where(
-            or_(col(Item.title).ilike(pattern), col(Item.body_text).ilike(pattern))
+            or_(
+                col(Item.title).ilike(pattern, escape="\\"),
+                col(Item.body_text).ilike(pattern, escape="\\"),
+                col(Item.id).in_(in_code),
+            )
         )
     rows = session.exec(statement.order_by(col(Item.deck_slug), col(Item.number))).all()
     return [_like_hit(i, terms) for i in rows]

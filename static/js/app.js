@@ -29,10 +29,11 @@
   async function copySample(button) {
     const figure = document.getElementById(button.dataset.copy);
     const code = figure && figure.querySelector("pre code");
+    const label = button.querySelector(".copy-label") || button;
     if (!code) return;
     try {
       await navigator.clipboard.writeText(code.textContent);
-      button.textContent = "Copied";
+      label.textContent = "Copied";
     } catch (e) {
       // Clipboard refused (insecure context or permissions): select the code instead.
       const range = document.createRange();
@@ -40,9 +41,9 @@
       const selection = window.getSelection();
       selection.removeAllRanges();
       selection.addRange(range);
-      button.textContent = "Press Ctrl+C";
+      label.textContent = "Press Ctrl+C";
     }
-    setTimeout(() => { button.textContent = "Copy"; }, 1600);
+    setTimeout(() => { label.textContent = "Copy"; }, 1600);
   }
 
   function isTyping(target) {
@@ -60,8 +61,21 @@
     if (href) window.location.assign(href);
   }
 
+  // Single-key shortcuts can be switched off (WCAG 2.1.4), e.g. for speech input users.
+  const SHORTCUTS_KEY = "backprop-shortcuts";
+  function shortcutsOn() {
+    try { return localStorage.getItem(SHORTCUTS_KEY) !== "off"; } catch (e) { return true; }
+  }
+
+  document.addEventListener("change", (event) => {
+    if (event.target.id === "shortcuts-enabled") {
+      try { localStorage.setItem(SHORTCUTS_KEY, event.target.checked ? "on" : "off"); } catch (e) { /* not kept */ }
+    }
+  });
+
   document.addEventListener("keydown", (event) => {
     if (event.ctrlKey || event.metaKey || event.altKey) return;
+    if (!shortcutsOn() && event.key !== "Escape") return;
     if (event.key === "Escape" && event.target.matches("input[type=search]")) {
       event.target.blur();
       return;
@@ -72,7 +86,7 @@
       "j": () => go("next"),
       "k": () => go("prev"),
       "t": toggleTheme,
-      "?": () => document.getElementById("shortcuts").showModal(),
+      "?": openShortcuts,
     };
     const action = actions[event.key];
     if (action) {
@@ -85,8 +99,25 @@
     const copy = event.target.closest("[data-copy]");
     if (copy) copySample(copy);
     if (event.target.closest("#theme-toggle")) toggleTheme();
-    if (event.target.closest("[data-open-shortcuts]")) document.getElementById("shortcuts").showModal();
+    if (event.target.closest("[data-open-shortcuts]")) openShortcuts();
   });
+
+  function openShortcuts() {
+    const box = document.getElementById("shortcuts-enabled");
+    if (box) box.checked = shortcutsOn();
+    document.getElementById("shortcuts").showModal();
+  }
+
+  // After htmx swaps the results, say what changed where screen readers listen.
+  document.addEventListener("htmx:afterSwap", (event) => {
+    const status = document.getElementById("results-status");
+    const target = event.detail && event.detail.target;
+    if (!status || !target || target.id !== "results") return;
+    const summary = document.querySelector("#results .results-count, #results .empty-state h2");
+    status.textContent = summary ? summary.textContent.replace(/\s+/g, " ").trim() : "";
+  });
+  // Back restores a page rendered by the server: label the theme toggle again.
+  document.addEventListener("htmx:historyRestore", labelToggle);
 
   labelToggle();
 })();

@@ -34,16 +34,23 @@ def test_browse_from_home_to_an_item(page: Page) -> None:
 def test_search_as_you_type_updates_list_and_address(page: Page) -> None:
     page.goto("/items")
     expect(page.locator(".item-row").first).to_be_visible()
-    page.locator("#q").press_sequentially("dropo", delay=60)
+    entries = page.evaluate("history.length")
+    page.locator("#q").press_sequentially("dropo", delay=250)  # pauses: a request per letter
     expect(page).to_have_url(re.compile(r"q=dropo"))
     first = page.locator(".item-row").first
     expect(first).to_contain_text("Dropout")
+    expect(page.locator("#results-status")).to_contain_text("for “dropo”")
+    assert page.evaluate("history.length") == entries  # typing replaces the entry
     expect(first.locator("mark").first).to_be_visible()
     screenshot(page, "search-dropout")
     page.locator("#q").fill("zzzqqqxxx")
     expect(page.locator(".empty-state")).to_contain_text("No questions match")
+    expect(page).to_have_title(re.compile("zzzqqqxxx"))
+    page.locator("#q").fill("dropout")
+    page.locator("#q").press("Enter")  # submit: one htmx request, pushed to history
+    expect(page).to_have_url(re.compile(r"q=dropout"))
     page.go_back()
-    expect(page.locator("#q")).to_have_value(re.compile("dropo"))
+    expect(page.locator("#q")).to_have_value(re.compile("zzzqqqxxx|dropo"))
 
 
 def test_filters_update_through_htmx_and_the_url(page: Page) -> None:
@@ -107,7 +114,8 @@ def test_copy_button_copies_the_sample(browser: Browser, live_server: str) -> No
     page = context.new_page()
     page.goto("/items/dropout")
     page.locator(".copy-btn").first.click()
-    expect(page.locator(".copy-btn").first).to_have_text("Copied")
+    expect(page.locator(".copy-btn .copy-label").first).to_have_text("Copied")
+    expect(page.get_by_role("button", name="Copied sample 1")).to_be_visible()
     copied = page.evaluate("navigator.clipboard.readText()")
     assert copied.startswith("import torch")
     context.close()
