@@ -4,12 +4,23 @@ from __future__ import annotations
 
 import argparse
 import logging
+import os
+import subprocess
 import sys
 
 from app import migrate
 from app.db import make_engine
 from app.importer import ContentError, import_content
 from app.settings import Settings
+
+
+def start_sandbox_worker(settings: Settings) -> subprocess.Popen[bytes]:
+    """The sandbox worker as a child process, listening on SANDBOX_SOCKET. It is given none
+    of our environment beyond what Python needs: no secrets, no database URL."""
+    env = {k: v for k, v in os.environ.items() if k in ("PATH", "LANG", "HOME", "TMPDIR")}
+    return subprocess.Popen(
+        [sys.executable, "-m", "sandbox", "--socket", str(settings.sandbox_socket)], env=env
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -27,14 +38,20 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "serve":
         import uvicorn
 
-        uvicorn.run(
-            "app.asgi:app",
-            host=settings.host,
-            port=settings.port,
-            reload=args.reload,
-            workers=args.workers,
-            proxy_headers=True,
-        )
+        worker = start_sandbox_worker(settings) if settings.sandbox_autostart else None
+        try:
+            uvicorn.run(
+                "app.asgi:app",
+                host=settings.host,
+                port=settings.port,
+                reload=args.reload,
+                workers=args.workers,
+                proxy_headers=True,
+            )
+        finally:
+            if worker is not None:
+                worker.terminate()
+                worker.wait(timeout=10)
         return 0
 
     engine = make_engine(settings.database_url)

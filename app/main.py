@@ -9,6 +9,7 @@ from collections.abc import AsyncIterator, Iterator, Mapping
 from contextlib import asynccontextmanager, contextmanager
 
 from fastapi import FastAPI, Request
+from fastapi.encoders import jsonable_encoder
 from fastapi.exceptions import RequestValidationError
 from fastapi.openapi.docs import get_swagger_ui_html
 from fastapi.responses import HTMLResponse, JSONResponse, Response
@@ -19,9 +20,13 @@ from app import migrate
 from app.db import make_engine
 from app.errors import DomainError
 from app.importer import import_content
-from app.routes import api, pages
+from app.routes import api, pages, runs
+from app.sandbox_client import SandboxClient
+from app.services.ratelimit import RateLimited, RunLimiter
+from app.services.runs import RunHub, SandboxBusy
 from app.settings import DATA_DIR, Settings
 from app.static_files import VersionedStaticFiles
+from app.visitors import VisitorCookie
 from app.web import STATIC_DIR, asset_url, render
 
 log = logging.getLogger("backprop")
@@ -94,12 +99,20 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             if settings.import_on_start:
                 report = import_content(engine, settings.content_dir)
                 log.info("content: %s", report.summary())
+        app.state.runs = RunHub(
+            client=app.state.sandbox,
+            engine=engine,
+            limiter=RunLimiter(
+                per_minute=settings.runs_per_minute, concurrent=settings.concurrent_runs
+            ),
+        )
         # Everything loaded so far (modules, templates, compiled statements) lives as long as
         # the process. Freezing it keeps the garbage collector's full passes from walking it
         # again and again, which showed up as 100 ms pauses under load (bench/http_load.py).
         gc.collect()
         gc.freeze()
         yield
+        await app.state.runs.close()
         engine.dispose()
 
     app = FastAPI(
@@ -112,9 +125,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     )
     app.state.settings = settings
     app.state.engine = engine
+    app.state.sandbox = SandboxClient(settings.sandbox_socket)
+    app.add_middleware(VisitorCookie)
     app.add_middleware(SecurityHeaders)
     app.mount("/static", VersionedStaticFiles(directory=STATIC_DIR), name="static")
     app.include_router(api.router)
+    app.include_router(runs.router)
 
     @app.get("/docs", include_in_schema=False)
     async def api_docs() -> HTMLResponse:
@@ -155,7 +171,14 @@ def _error(
 def _add_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(DomainError)
     async def domain_error(request: Request, exc: DomainError) -> Response:
-        return _error(request, exc.status, exc.message)
+        headers = None
+        if isinstance(exc, SandboxBusy):
+            headers = {"Retry-After": str(exc.retry_after_seconds)}
+        return _error(request, exc.status, exc.message, headers)
+
+    @app.exception_handler(RateLimited)
+    async def rate_limited(request: Request, exc: RateLimited) -> Response:
+        return _error(request, 429, exc.message, {"Retry-After": str(exc.retry_after_seconds)})
 
     @app.exception_handler(StarletteHTTPException)
     async def http_error(request: Request, exc: StarletteHTTPException) -> Response:
@@ -165,8 +188,18 @@ def _add_error_handlers(app: FastAPI) -> None:
 
     @app.exception_handler(RequestValidationError)
     async def validation_error(request: Request, exc: RequestValidationError) -> Response:
+        if request.url.path == "/api/runs" and any(
+            e["type"] == "json_invalid" for e in exc.errors()
+        ):
+            return JSONResponse(
+                {
+                    "detail": "Rejected: the request body is not valid JSON in UTF-8.",
+                    "verdict": "rejected",
+                },
+                status_code=400,
+            )
         if _wants_json(request):
-            return JSONResponse({"detail": exc.errors()}, status_code=422)
+            return JSONResponse({"detail": jsonable_encoder(exc.errors())}, status_code=422)
         problems = "; ".join(
             f"{'.'.join(str(p) for p in e['loc'][1:])}: {e['msg']}" for e in exc.errors()
         )

@@ -89,3 +89,29 @@ class ContentFile(SQLModel, table=True):
     path: str = Field(primary_key=True, max_length=300)
     sha256: str = Field(max_length=64)
     imported_at: datetime = Field(default_factory=utcnow)
+
+
+class Run(SQLModel, table=True):
+    """One execution of code in the sandbox: what ran where, and how it ended."""
+
+    id: str = Field(primary_key=True, max_length=32)  # random hex; also the URL's id
+    visitor: str = Field(index=True, max_length=64)  # a hash of the visitor's cookie or address
+    item_id: int | None = Field(default=None, foreign_key="item.id", ondelete="SET NULL")
+    sample_index: int | None = None
+    code_sha256: str = Field(max_length=64)
+    code_bytes: int
+    backend_requested: str = Field(max_length=8)
+    backend: str | None = Field(default=None, max_length=8)
+    device: str | None = Field(default=None, max_length=200)
+    status: str = Field(default="queued", max_length=16)  # queued, running, done
+    verdict: str | None = Field(default=None, max_length=16)
+    exit_code: int | None = None
+    stdout: str = Field(default="", sa_column=Column(Text, nullable=False, default=""))
+    stderr: str = Field(default="", sa_column=Column(Text, nullable=False, default=""))
+    detail: str = Field(default="", sa_column=Column(Text, nullable=False, default=""))
+    truncated: bool = False
+    wall_ms: int | None = None
+    cpu_ms: int | None = None
+    max_memory_mb: int | None = None
+    created_at: datetime = Field(default_factory=utcnow, index=True)
+    finished_at: datetime | None = None

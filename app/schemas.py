@@ -73,6 +73,7 @@ class SandboxHealth(BaseModel):
     available: bool
     backends: list[str]
     device: str | None
+    devices: dict[str, str] = {}
     detail: str
 
 

@@ -43,6 +43,20 @@ class Settings(BaseSettings):
     import_on_start: bool = Field(
         True, description="Import changed content files when the app starts."
     )
+    sandbox_socket: Path = Field(
+        DATA_DIR / "sandbox.sock",
+        description="Unix socket of the code sandbox worker. `backprop serve` starts the "
+        "worker there unless SANDBOX_AUTOSTART is false (a worker on its own host, say).",
+    )
+    sandbox_autostart: bool = Field(
+        True, description="Let `backprop serve` start and stop the sandbox worker."
+    )
+    runs_per_minute: int = Field(
+        20, ge=1, description="Runs one visitor may start per minute (HTTP 429 beyond)."
+    )
+    concurrent_runs: int = Field(
+        2, ge=1, description="Runs one visitor may have queued or running at once."
+    )
 
     @model_validator(mode="after")
     def _production_needs_explicit_secret(self) -> Settings:

@@ -1,27 +1,5 @@
-"""The code sandbox worker (placeholder until live code lands).
+"""The code sandbox: a worker that runs untrusted Python in jailed processes.
 
-This package will hold the worker that runs user code in jailed processes. It must never
-import from `app/`. Until the worker exists it reports itself unavailable, and nothing in
-Backprop executes user code."""
-
-from __future__ import annotations
-
-from dataclasses import dataclass
-
-
-@dataclass(frozen=True)
-class SandboxStatus:
-    available: bool
-    backends: tuple[str, ...]
-    device: str | None
-    detail: str
-
-
-def status() -> SandboxStatus:
-    """What this host can run. Today: nothing, said plainly."""
-    return SandboxStatus(
-        available=False,
-        backends=(),
-        device=None,
-        detail="Running code is not enabled on this server yet.",
-    )
+It never imports from `app/`; the app reaches it only through `app/sandbox_client.py` and the
+types in `sandbox.protocol`. Run it with `python -m sandbox --socket PATH` (as root: it builds
+namespaces, cgroups and a chroot for every run). See sandbox/README.md."""

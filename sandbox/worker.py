@@ -275,7 +275,18 @@ class Worker:
             try:
                 result = await run
             except asyncio.CancelledError:
-                return
+                request = message.get("request") or {}
+                result = RunResult(
+                    id=str(request.get("id", "")),
+                    verdict=Verdict.KILLED,
+                    exit_code=None,
+                    stdout="",
+                    stderr="",
+                    wall_ms=0,
+                    backend=str(request.get("backend", "")),
+                    device="",
+                    detail="Cancelled while waiting in the queue.",
+                )
             watch.cancel()
             await emit({"type": "result", "result": result.to_json()})
         except (ConnectionError, asyncio.IncompleteReadError):

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Query, Response
+from fastapi import APIRouter, Query, Request, Response
 from sqlalchemy import text
 
-import sandbox
 from app.db import SessionDep
 from app.schemas import ErrorBody, Health, ItemPublic, ItemSummaryPublic, SandboxHealth
 from app.services import items
@@ -19,7 +18,7 @@ router = APIRouter(prefix="/api", tags=["api"])
 
 @router.get("/health", responses={503: {"model": Health}})
 @router.head("/health", include_in_schema=False)
-async def health(session: SessionDep, response: Response) -> Health:
+async def health(session: SessionDep, request: Request, response: Response) -> Health:
     """Whether the app, its database and the code sandbox are usable; 503 when the database
     is not (so a container health check fails)."""
     try:
@@ -27,7 +26,7 @@ async def health(session: SessionDep, response: Response) -> Health:
         database = "ok"
     except Exception as exc:  # the point is to report it, whatever it is
         database = f"error: {type(exc).__name__}"
-    status = sandbox.status()
+    status = await request.app.state.sandbox.status()
     if database != "ok":
         response.status_code = 503
     return Health(
@@ -37,6 +36,7 @@ async def health(session: SessionDep, response: Response) -> Health:
             available=status.available,
             backends=list(status.backends),
             device=status.device,
+            devices=status.devices,
             detail=status.detail,
         ),
     )

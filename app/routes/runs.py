@@ -1,0 +1,136 @@
+"""Running code: start a run, read it, follow it live (server-sent events), cancel it."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator
+from typing import Annotated, Any, Literal
+
+from fastapi import APIRouter, Request
+from fastapi.responses import JSONResponse, StreamingResponse
+from pydantic import BaseModel, Field
+
+from app.db import SessionDep
+from app.schemas import ErrorBody
+from app.services import items
+from app.services.runs import RunHub
+from app.visitors import VisitorDep
+
+router = APIRouter(prefix="/api/runs", tags=["runs"])
+HEARTBEAT_SECONDS = 15
+
+
+class RunCreate(BaseModel):
+    """Code to run. `item` and `sample` say which sample it came from, when it did."""
+
+    code: str = Field(description="Python source, at most 64 KiB of UTF-8.")
+    backend: Literal["cpu", "cuda", "auto"] = "auto"
+    item: str | None = Field(None, max_length=120, description="Slug of the item.")
+    sample: int | None = Field(None, ge=1, le=100, description="Sample number in the item.")
+
+
+class RunAccepted(BaseModel):
+    id: str
+    status: str
+
+
+class RunPublic(BaseModel):
+    """A run as stored; `verdict` is null until it has ended."""
+
+    id: str
+    status: str
+    verdict: str | None
+    exit_code: int | None
+    stdout: str
+    stderr: str
+    detail: str
+    truncated: bool
+    wall_ms: int | None
+    cpu_ms: int | None
+    max_memory_mb: int | None
+    backend: str | None
+    device: str | None
+
+
+def hub_of(request: Request) -> RunHub:
+    hub: RunHub = request.app.state.runs
+    return hub
+
+
+@router.post(
+    "",
+    status_code=202,
+    responses={400: {"model": ErrorBody}, 429: {"model": ErrorBody}, 503: {"model": ErrorBody}},
+)
+async def start_run(
+    body: RunCreate, request: Request, session: SessionDep, visitor: VisitorDep
+) -> RunAccepted:
+    """Queue code to run; follow it at /api/runs/{id}/events."""
+    item_id = None
+    if body.item:
+        item_id = items.get_item(session, slug=body.item).id
+    run = await hub_of(request).start(
+        code=body.code,
+        backend=body.backend,
+        visitor=visitor,
+        item_id=item_id,
+        sample_index=body.sample,
+    )
+    return RunAccepted(id=run.id, status=run.status)
+
+
+@router.get("/{run_id}", responses={404: {"model": ErrorBody}})
+async def get_run(run_id: Annotated[str, Field(max_length=64)], request: Request) -> RunPublic:
+    """The run as it stands: its output so far is in the events stream."""
+    return RunPublic(**hub_of(request).public(run_id))
+
+
+@router.post("/{run_id}/cancel", status_code=202, responses={404: {"model": ErrorBody}})
+async def cancel_run(run_id: str, request: Request) -> RunAccepted:
+    """Stop a queued or running run; it ends with verdict `killed`."""
+    run = hub_of(request).cancel(run_id)
+    return RunAccepted(id=run.id, status=run.status)
+
+
+@router.get(
+    "/{run_id}/events",
+    response_class=StreamingResponse,
+    responses={200: {"content": {"text/event-stream": {}}}, 404: {"model": ErrorBody}},
+)
+async def run_events(run_id: str, request: Request) -> StreamingResponse:
+    """Server-sent events: queued, started, stdout, stderr, then result (the run)."""
+    hub = hub_of(request)
+    hub.get(run_id)  # 404 before the stream starts
+
+    async def stream() -> AsyncIterator[str]:
+        events = hub.events(run_id).__aiter__()
+        next_event: asyncio.Task[dict[str, Any]] | None = None
+        while True:
+            next_event = next_event or asyncio.ensure_future(events.__anext__())
+            done, _ = await asyncio.wait({next_event}, timeout=HEARTBEAT_SECONDS)
+            if not done:
+                yield ": still running\n\n"  # keeps proxies from closing a quiet stream
+                continue
+            try:
+                event = next_event.result()
+            except StopAsyncIteration:
+                return
+            next_event = None
+            kind = event.pop("type")
+            payload = event["result"] if kind == "result" else event
+            yield f"event: {kind}\ndata: {json.dumps(payload)}\n\n"
+            if kind == "result":
+                return
+
+    return StreamingResponse(
+        stream(),
+        media_type="text/event-stream",
+        headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
+    )
+
+
+def rate_limited_response(message: str, retry_after_seconds: int, status: int) -> JSONResponse:
+    return JSONResponse(
+        {"detail": message}, status_code=status, headers={"Retry-After": str(retry_after_seconds)}
+    )
