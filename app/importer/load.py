@@ -18,7 +18,7 @@ from sqlmodel import Session, col, select
 
 from app.importer.errors import ContentError
 from app.importer.parse import Catalogue, ParsedItem, parse_catalogue, parse_item
-from app.importer.render import render_markdown
+from app.importer.render import RENDER_VERSION, render_markdown
 from app.models import CodeSample, ContentFile, Deck, Item, QuizPrompt, Topic
 
 log = logging.getLogger(__name__)
@@ -61,7 +61,10 @@ def import_content(engine: Engine, content_dir: Path) -> ImportReport:
     """Import new and changed files, remove items whose file is gone; all or nothing."""
     files = _content_files(content_dir)
     raw = {rel: path.read_bytes() for rel, path in files.items()}
-    digests = {rel: hashlib.sha256(data).hexdigest() for rel, data in raw.items()}
+    digests = {
+        rel: hashlib.sha256(RENDER_VERSION.encode() + b"\0" + data).hexdigest()
+        for rel, data in raw.items()
+    }
     report = ImportReport()
 
     with Session(engine) as session:

@@ -29,6 +29,9 @@ REQUIREMENT_LABELS = {
 }
 
 _FORMATTER = HtmlFormatter(nowrap=True)
+# Part of every content file's hash: bump it when the HTML this module produces changes, so
+# the next import renders every item again instead of skipping unchanged files.
+RENDER_VERSION = "2"
 
 
 @dataclass(frozen=True)
@@ -72,10 +75,12 @@ class _Renderer(RendererHTML):
             if r
         )
         label = f"Sample {n}"
+        data = f'data-sample="{n}" data-requires="{escape(attrs.get("requires", ""))}"'
         if "variant-of" in attrs:
             label = f"Sample {n} · runnable variant of sample {escape(attrs['variant-of'])}"
+            data += f' data-variant-of="{escape(attrs["variant-of"])}"'
         return (
-            f'<figure class="sample" id="sample-{n}" data-sample="{n}">'
+            f'<figure class="sample" id="sample-{n}" {data}>'
             f'<figcaption class="sample-head"><span class="sample-label">{label}</span>'
             f'{badges}<button type="button" class="copy-btn" data-copy="sample-{n}">'
             f'<span class="copy-label">Copy</span>'
