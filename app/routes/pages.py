@@ -72,4 +72,5 @@ async def item_list(
 async def item_detail(request: Request, slug: str, session: SessionDep) -> HTMLResponse:
     """One question: explanation, tables, code, quiz prompts, neighbours."""
     page = items.item_page(session, slug=slug)
-    return render(request, "items/detail.html", {"page": page})
+    sandbox = await request.app.state.sandbox.status()
+    return render(request, "items/detail.html", {"page": page, "sandbox": sandbox})

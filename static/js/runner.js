@@ -1,0 +1,190 @@
+// Live code on item pages: every sample becomes an editor with Run, Cancel, Reset and a
+// backend picker; output streams in over server-sent events. Program output is only ever
+// inserted as text, never as HTML.
+(function () {
+  "use strict";
+  const article = document.querySelector("article.item");
+  if (!article || !window.BackpropEditor) return;
+  const backends = (article.dataset.backends || "").split(",").filter(Boolean);
+  if (!backends.length) return; // the server says why in #runner-hint
+  const devices = Object.fromEntries(
+    (article.dataset.devices || "").split(";").filter(Boolean).map((pair) => pair.split("=")));
+
+  const NEEDS = {
+    cuda: "needs a CUDA GPU" + (backends.includes("cuda") ? "" : ", which this server does not have"),
+    network: "downloads weights or data, and runs here have no network",
+    incomplete: "uses names it never defines",
+    broken: "raises an error as printed",
+    long: "runs for minutes on a CPU",
+  };
+  const VERDICTS = {
+    ok: "Finished", error: "The code raised an error", timeout: "Time limit reached",
+    memory_limit: "Memory limit reached", output_limit: "Output limit reached",
+    killed: "Stopped", rejected: "Not run", internal_error: "The sandbox failed",
+  };
+
+  function el(tag, props, children) {
+    const node = document.createElement(tag);
+    Object.assign(node, props || {});
+    (children || []).forEach((child) => node.append(child));
+    return node;
+  }
+
+  function variantsOf(index) {
+    return Array.from(document.querySelectorAll(`figure.sample[data-variant-of="${index}"]`))
+      .map((f) => f.dataset.sample);
+  }
+
+  function explain(figure) {
+    const needs = (figure.dataset.requires || "").split(",").filter((r) => NEEDS[r]);
+    if (figure.dataset.variantOf) {
+      return `You are running a variant of sample ${figure.dataset.variantOf} made to run on this server; the note above it says what changed.`;
+    }
+    if (!needs.length) return "";
+    const variants = variantsOf(figure.dataset.sample);
+    const why = `This is the sample as printed: it ${needs.map((r) => NEEDS[r]).join(", and ")}.`;
+    return variants.length
+      ? `${why} Sample ${variants.join(", ")} below is a variant that runs here; you can still run this one and see what happens.`
+      : why;
+  }
+
+  function setUp(figure) {
+    const pre = figure.querySelector("pre");
+    const original = pre.textContent.replace(/\n$/, "");
+    const index = figure.dataset.sample;
+    const host = el("div", { className: "editor-host" });
+    pre.replaceWith(host);
+    let run = null; // {id, source}
+
+    const runButton = el("button", { type: "button", className: "btn btn-primary btn-run", textContent: "Run" });
+    runButton.title = "Run (Ctrl+Enter)";
+    const cancelButton = el("button", { type: "button", className: "btn btn-cancel", textContent: "Cancel", disabled: true });
+    const resetButton = el("button", { type: "button", className: "btn btn-reset", textContent: "Reset", disabled: true });
+    resetButton.title = "Back to the sample as printed";
+    const picker = el("select", { className: "backend-picker" });
+    const pickerId = `backend-${index}`;
+    picker.id = pickerId;
+    [...backends, ...(backends.length > 1 ? ["auto"] : [])].forEach((name) => {
+      picker.append(el("option", { value: name, textContent: name === "auto" ? "auto" : `${name.toUpperCase()}` }));
+    });
+    const pickerLabel = el("label", { className: "backend-label", htmlFor: pickerId, textContent: "on" });
+    const state = el("span", { className: "run-state" });
+    state.setAttribute("role", "status");
+    const toolbar = el("div", { className: "run-toolbar" }, [runButton, cancelButton, resetButton, pickerLabel, picker, state]);
+
+    const note = explain(figure);
+    const noteEl = el("p", { className: "run-note", textContent: note, hidden: !note });
+    const stream = el("pre", { className: "run-stream" });
+    stream.setAttribute("aria-label", `Output of sample ${index}`);
+    const verdict = el("div", { className: "run-verdict" });
+    const output = el("div", { className: "run-output", hidden: true }, [stream, verdict]);
+    figure.append(toolbar, noteEl, output);
+
+    const editor = window.BackpropEditor.create(host, {
+      doc: original,
+      label: `Code of sample ${index}, editable`,
+      onRun: () => start(),
+      onChange: (text) => { resetButton.disabled = text === original; },
+    });
+
+    function busy(on) {
+      runButton.disabled = on;
+      cancelButton.disabled = !on;
+      figure.classList.toggle("is-running", on);
+    }
+
+    function append(text, kind) {
+      stream.append(el("span", { className: kind, textContent: text }));
+      stream.scrollTop = stream.scrollHeight;
+    }
+
+    function finish(result) {
+      busy(false);
+      if (run && run.source) run.source.close();
+      run = null;
+      const title = VERDICTS[result.verdict] || result.verdict;
+      const facts = [];
+      if (result.exit_code !== null && result.exit_code !== undefined) facts.push(`exit code ${result.exit_code}`);
+      if (result.wall_ms !== null && result.wall_ms !== undefined) facts.push(`${(result.wall_ms / 1000).toFixed(2)} s`);
+      if (result.backend) facts.push(`${result.backend.toUpperCase()}${result.device ? " · " + result.device : ""}`);
+      verdict.replaceChildren(
+        el("span", { className: `verdict verdict-${result.verdict}`, textContent: title }),
+        el("span", { className: "verdict-facts", textContent: facts.join(" · ") }),
+      );
+      if (result.detail) verdict.append(el("p", { className: "verdict-detail", textContent: result.detail }));
+      state.textContent = `${title}.`;
+      if (!stream.childNodes.length) append("(no output)", "quiet");
+    }
+
+    function fail(message) {
+      busy(false);
+      run = null;
+      verdict.replaceChildren(el("span", { className: "verdict verdict-rejected", textContent: "Not run" }),
+        el("p", { className: "verdict-detail", textContent: message }));
+      state.textContent = message;
+    }
+
+    async function start() {
+      if (run) return;
+      output.hidden = false;
+      stream.replaceChildren();
+      verdict.replaceChildren();
+      busy(true);
+      state.textContent = "Sending…";
+      let response;
+      try {
+        response = await fetch("/api/runs", {
+          method: "POST",
+          headers: { "Content-Type": "application/json", "Accept": "application/json" },
+          body: JSON.stringify({ code: editor.getValue(), backend: picker.value, item: article.dataset.item, sample: Number(index) }),
+        });
+      } catch (e) {
+        fail("The server could not be reached. Check your connection and try again.");
+        return;
+      }
+      const body = await response.json().catch(() => ({}));
+      if (!response.ok) {
+        const wait = response.headers.get("Retry-After");
+        const detail = typeof body.detail === "string" ? body.detail : "The request was refused.";
+        fail(wait ? `${detail} (Retry in ${wait} s.)` : detail);
+        return;
+      }
+      run = { id: body.id, source: new EventSource(`/api/runs/${body.id}/events`) };
+      state.textContent = "Queued…";
+      const source = run.source;
+      source.addEventListener("queued", (e) => {
+        const { position } = JSON.parse(e.data);
+        state.textContent = position === 1 ? "Waiting: next in line…" : `Waiting: ${position} in line…`;
+      });
+      source.addEventListener("started", (e) => {
+        const { backend, device } = JSON.parse(e.data);
+        state.textContent = `Running on ${backend.toUpperCase()}${device ? " (" + device + ")" : ""}…`;
+      });
+      source.addEventListener("stdout", (e) => append(JSON.parse(e.data).data, "out"));
+      source.addEventListener("stderr", (e) => append(JSON.parse(e.data).data, "err"));
+      source.addEventListener("result", (e) => finish(JSON.parse(e.data)));
+      source.onerror = () => {
+        if (!run || run.source !== source) return;
+        source.close();
+        // The stream dropped: the stored run still has the outcome.
+        fetch(`/api/runs/${run.id}`).then((r) => r.json()).then((r) => {
+          if (r.status === "done") finish(r); else fail("Lost contact with the run; reload to see how it ended.");
+        }).catch(() => fail("Lost contact with the server."));
+      };
+    }
+
+    runButton.addEventListener("click", start);
+    cancelButton.addEventListener("click", () => {
+      if (!run) return;
+      state.textContent = "Cancelling…";
+      fetch(`/api/runs/${run.id}/cancel`, { method: "POST" });
+    });
+    resetButton.addEventListener("click", () => {
+      editor.setValue(original);
+      resetButton.disabled = true;
+      editor.focus();
+    });
+  }
+
+  document.querySelectorAll("figure.sample").forEach(setUp);
+})();
