@@ -206,7 +206,8 @@ def _build_root(spec: JailSpec) -> None:
 def _drop_privileges(spec: JailSpec) -> None:
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
     resource.setrlimit(resource.RLIMIT_NOFILE, (1024, 1024))
-    resource.setrlimit(resource.RLIMIT_FSIZE, (spec.tmp_mb * 1024 * 1024,) * 2)
+    # One file may not outgrow /tmp itself (a cheap guard should /dev/shm be larger).
+    resource.setrlimit(resource.RLIMIT_FSIZE, ((spec.tmp_mb + 1) * 1024 * 1024,) * 2)
     for cap in range(64):  # empty the bounding set while we still may
         if _libc.prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) != 0:
             break

@@ -1,0 +1,3 @@
+chunks = []
+while True:
+    chunks.append(bytearray(64 * 1024 * 1024))

@@ -1,0 +1,3 @@
+import time
+
+time.sleep(10**6)

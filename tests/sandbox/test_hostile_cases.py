@@ -1,0 +1,50 @@
+"""Hostile code, one folder per case: the code and the verdict it must get. After each case
+nothing of it is left running and a normal run still succeeds."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.sandbox.conftest import WorkerHandle, needs_isolation, sandbox_processes
+
+CASES = sorted(p for p in (Path(__file__).parent / "cases").iterdir() if p.is_dir())
+pytestmark = needs_isolation
+
+
+def as_list(value: str | list[str] | None) -> list[str]:
+    return [value] if isinstance(value, str) else list(value or [])
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
+def test_hostile_case_is_contained(worker: WorkerHandle, case: Path) -> None:
+    expected = json.loads((case / "expected.json").read_text())
+    result = worker.run((case / "code.py").read_text(), limits=expected.get("limits"))
+    verdicts = (
+        expected["verdict"] if isinstance(expected["verdict"], list) else [expected["verdict"]]
+    )
+    assert result["verdict"] in verdicts, (
+        result["verdict"],
+        result["detail"],
+        result["stderr"][-800:],
+    )
+    for text in as_list(expected.get("stdout_contains")):
+        assert text in result["stdout"], result["stdout"][-800:]
+    for text in as_list(expected.get("stdout_excludes")):
+        assert text not in result["stdout"]
+    for text in as_list(expected.get("stderr_contains")):
+        assert text in result["stderr"], result["stderr"][-800:]
+    if "detail_contains" in expected:
+        assert expected["detail_contains"] in result["detail"]
+
+    deadline = time.monotonic() + 5
+    while sandbox_processes() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert sandbox_processes() == []
+
+    after = worker.run("import torch\nprint(torch.ones(2).sum().item())")
+    assert after["verdict"] == "ok" and after["stdout"] == "2.0\n"
+    assert after["wall_ms"] < 5000, "the sandbox is still busy with the previous case"
