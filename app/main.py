@@ -23,7 +23,7 @@ from app.importer import import_content
 from app.routes import api, pages, runs
 from app.sandbox_client import SandboxClient
 from app.services.ratelimit import RateLimited, RunLimiter
-from app.services.runs import RunHub, SandboxBusy
+from app.services.runs import RunHub, RunRejected, SandboxBusy
 from app.settings import DATA_DIR, Settings
 from app.static_files import VersionedStaticFiles
 from app.visitors import VisitorCookie
@@ -168,9 +168,16 @@ def _error(
     return response
 
 
+def _rejected(message: str) -> Response:
+    """Code that will never run: 400, with the sandbox's verdict name for it."""
+    return JSONResponse({"detail": message, "verdict": "rejected"}, status_code=400)
+
+
 def _add_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(DomainError)
     async def domain_error(request: Request, exc: DomainError) -> Response:
+        if isinstance(exc, RunRejected):
+            return _rejected(exc.message)
         headers = None
         if isinstance(exc, SandboxBusy):
             headers = {"Retry-After": str(exc.retry_after_seconds)}
@@ -184,6 +191,8 @@ def _add_error_handlers(app: FastAPI) -> None:
     async def http_error(request: Request, exc: StarletteHTTPException) -> Response:
         if exc.status_code == 404:
             return _error(request, 404, "There is no page at this address.")
+        if exc.status_code == 400 and request.url.path == "/api/runs":
+            return _rejected("Rejected: the request body is not valid JSON in UTF-8.")
         return _error(request, exc.status_code, str(exc.detail), exc.headers)
 
     @app.exception_handler(RequestValidationError)

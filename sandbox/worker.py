@@ -213,7 +213,7 @@ class Worker:
         pool = self.pick(backend)
         if pool is None:
             return refuse(Verdict.REJECTED, "This server has no CUDA GPU: choose the cpu backend.")
-        if len(pool.waiting) >= pool.max_queue:
+        if not pool.free_slots and len(pool.waiting) >= pool.max_queue:
             await emit({"type": "busy", "retry_after": 5})
             return refuse(Verdict.REJECTED, "The queue is full; try again in a few seconds.")
         limits = Limits.from_json(request.get("limits"))

@@ -16,9 +16,17 @@ from app.db import make_engine
 from app.importer import import_content
 from app.main import create_app
 from app.settings import PROJECT_ROOT, Settings
+from tests.sandbox_worker import WorkerHandle, running_worker
 
 CONTENT_DIR = PROJECT_ROOT / "content"
 SEEDS_DIR = PROJECT_ROOT.parent / "shared" / "seeds"
+
+
+@pytest.fixture(scope="session")
+def worker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[WorkerHandle]:
+    """One real sandbox worker for the whole session."""
+    with running_worker(tmp_path_factory.mktemp("sandbox")) as handle:
+        yield handle
 
 
 @pytest.fixture(scope="session")

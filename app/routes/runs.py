@@ -117,6 +117,7 @@ async def run_events(run_id: str, request: Request) -> StreamingResponse:
             except StopAsyncIteration:
                 return
             next_event = None
+            event = dict(event)  # shared with other watchers: never change it
             kind = event.pop("type")
             payload = event["result"] if kind == "result" else event
             yield f"event: {kind}\ndata: {json.dumps(payload)}\n\n"

@@ -15,7 +15,7 @@ import pytest
 from sandbox import host
 from sandbox.protocol import CEILINGS, MAX_CODE_BYTES, Limits, Verdict, check_code
 from sandbox.worker import Worker
-from tests.sandbox.conftest import WorkerHandle, needs_isolation
+from tests.sandbox_worker import WorkerHandle, needs_isolation
 
 
 def test_requested_limits_are_clamped_to_the_ceilings() -> None:

@@ -1,0 +1,205 @@
+"""Running code through the app: POST /api/runs, the events stream, the stored run, limits."""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+from sqlmodel import Session, select
+
+from app.main import create_app
+from app.models import Item, Run
+from app.settings import Settings
+from tests.sandbox_worker import WorkerHandle, needs_isolation, running_worker
+
+pytestmark = needs_isolation
+
+
+@pytest.fixture
+def run_client(settings: Settings, worker: WorkerHandle) -> Iterator[TestClient]:
+    live = settings.model_copy(update={"sandbox_socket": worker.socket_path})
+    with TestClient(create_app(live)) as client:
+        yield client
+
+
+def events_of(client: TestClient, run_id: str) -> list[tuple[str, Any]]:
+    events = []
+    with client.stream("GET", f"/api/runs/{run_id}/events") as response:
+        assert response.headers["content-type"].startswith("text/event-stream")
+        kind = None
+        for line in response.iter_lines():
+            if line.startswith("event: "):
+                kind = line[len("event: ") :]
+            elif line.startswith("data: "):
+                events.append((kind, json.loads(line[len("data: ") :])))
+                if kind == "result":
+                    break
+    return events
+
+
+def test_a_run_streams_its_output_and_is_stored(run_client: TestClient, db_path: Path) -> None:
+    response = run_client.post(
+        "/api/runs",
+        json={
+            "code": "import torch\nprint(torch.arange(3).tolist())",
+            "backend": "cpu",
+            "item": "dropout",
+            "sample": 1,
+        },
+    )
+    assert response.status_code == 202
+    run_id = response.json()["id"]
+    events = events_of(run_client, run_id)
+    kinds = [k for k, _ in events]
+    assert kinds[0] == "started" and kinds[-1] == "result"
+    assert ("stdout", {"data": "[0, 1, 2]\n"}) in events
+    result = events[-1][1]
+    assert result["verdict"] == "ok" and result["exit_code"] == 0
+    assert result["backend"] == "cpu" and result["device"]
+
+    stored = run_client.get(f"/api/runs/{run_id}").json()
+    assert stored["status"] == "done" and stored["stdout"] == "[0, 1, 2]\n"
+    assert stored["wall_ms"] > 0
+    from sqlalchemy import create_engine
+
+    with Session(create_engine(f"sqlite:///{db_path}")) as session:
+        run = session.get(Run, run_id)
+        item = session.exec(select(Item).where(Item.slug == "dropout")).one()
+    assert run is not None and run.item_id == item.id and run.sample_index == 1
+    assert len(run.code_sha256) == 64 and run.verdict == "ok"
+
+
+def test_events_of_a_finished_run_replay_its_output(run_client: TestClient) -> None:
+    run_id = run_client.post("/api/runs", json={"code": "print('once')"}).json()["id"]
+    first = events_of(run_client, run_id)
+    again = events_of(run_client, run_id)
+    assert first[-1][1]["verdict"] == again[-1][1]["verdict"] == "ok"
+    assert ("stdout", {"data": "once\n"}) in again
+
+
+def test_output_is_text_even_when_it_looks_like_html(run_client: TestClient) -> None:
+    run_id = run_client.post(
+        "/api/runs", json={"code": "print('<script>alert(1)</script>')"}
+    ).json()["id"]
+    result = events_of(run_client, run_id)[-1][1]
+    assert (
+        result["stdout"] == "<script>alert(1)</script>\n"
+    )  # JSON text; the page inserts it as text
+
+
+def test_code_over_64_kib_is_rejected_and_nothing_is_stored(
+    run_client: TestClient, db_path: Path
+) -> None:
+    response = run_client.post("/api/runs", json={"code": "#" * (64 * 1024 + 1)})
+    assert response.status_code == 400
+    assert "Rejected" in response.json()["detail"] and "64 KiB" in response.json()["detail"]
+    from sqlalchemy import create_engine
+
+    with Session(create_engine(f"sqlite:///{db_path}")) as session:
+        assert session.exec(select(Run)).all() == []
+
+
+def test_body_that_is_not_utf8_is_rejected(run_client: TestClient) -> None:
+    response = run_client.post(
+        "/api/runs",
+        content=b'{"code": "print(\xff)"}',
+        headers={"content-type": "application/json"},
+    )
+    assert response.status_code == 400
+    assert response.json()["verdict"] == "rejected"
+    lone = run_client.post(
+        "/api/runs", content=b'{"code": "\\ud800"}', headers={"content-type": "application/json"}
+    )
+    assert lone.status_code == 400 and "UTF-8" in lone.json()["detail"]
+
+
+def test_unknown_backend_and_unknown_item_are_refused(run_client: TestClient) -> None:
+    assert run_client.post("/api/runs", json={"code": "1", "backend": "tpu"}).status_code == 422
+    assert run_client.post("/api/runs", json={"code": "1", "item": "nope"}).status_code == 404
+
+
+def test_unknown_run_is_404(run_client: TestClient) -> None:
+    assert run_client.get("/api/runs/0123456789abcdef").status_code == 404
+    assert run_client.get("/api/runs/0123456789abcdef/events").status_code == 404
+
+
+def test_cancel_ends_the_run_killed(run_client: TestClient) -> None:
+    run_id = run_client.post(
+        "/api/runs", json={"code": "import time\nprint('start', flush=True)\ntime.sleep(60)"}
+    ).json()["id"]
+    with run_client.stream("GET", f"/api/runs/{run_id}/events") as response:
+        for line in response.iter_lines():
+            if line.startswith("event: stdout"):
+                break
+    assert run_client.post(f"/api/runs/{run_id}/cancel").status_code == 202
+    result = events_of(run_client, run_id)[-1][1]
+    assert result["verdict"] == "killed" and result["detail"] == "Cancelled."
+
+
+def test_too_many_runs_a_minute_get_429_with_retry_after(
+    settings: Settings, worker: WorkerHandle
+) -> None:
+    limited = settings.model_copy(
+        update={"sandbox_socket": worker.socket_path, "runs_per_minute": 2}
+    )
+    with TestClient(create_app(limited)) as client:
+        for _ in range(2):
+            run_id = client.post("/api/runs", json={"code": "print(1)"}).json()["id"]
+            events_of(client, run_id)
+        response = client.post("/api/runs", json={"code": "print(1)"})
+    assert response.status_code == 429
+    assert int(response.headers["retry-after"]) >= 1
+    assert "runs in a minute" in response.json()["detail"]
+
+
+def test_a_full_queue_answers_503_with_retry_after(settings: Settings, tmp_path: Path) -> None:
+    with running_worker(tmp_path / "busy", "--cpu-slots", "1", "--max-queue", "0") as busy:
+        app_settings = settings.model_copy(
+            update={"sandbox_socket": busy.socket_path, "concurrent_runs": 5}
+        )
+        with TestClient(create_app(app_settings)) as client:
+            holder = client.post("/api/runs", json={"code": "import time\ntime.sleep(4)"})
+            assert holder.status_code == 202
+            response = client.post("/api/runs", json={"code": "print(1)"})
+            assert response.status_code == 503
+            assert response.headers["retry-after"] == "5"
+            assert "busy" in response.json()["detail"]
+            events_of(client, holder.json()["id"])
+
+
+def test_without_a_worker_runs_are_503_and_health_says_why(
+    settings: Settings, tmp_path: Path
+) -> None:
+    gone = settings.model_copy(update={"sandbox_socket": tmp_path / "nobody.sock"})
+    with TestClient(create_app(gone)) as client:
+        response = client.post("/api/runs", json={"code": "print(1)"})
+        assert response.status_code == 503
+        assert "cannot run right now" in response.json()["detail"]
+        sandbox = client.get("/api/health").json()["sandbox"]
+        assert sandbox["available"] is False and "not running" in sandbox["detail"]
+
+
+def test_health_lists_the_backends(run_client: TestClient) -> None:
+    sandbox = run_client.get("/api/health").json()["sandbox"]
+    assert sandbox["available"] is True
+    assert "cpu" in sandbox["backends"] and sandbox["devices"]["cpu"]
+
+
+def test_two_visitors_run_at_the_same_time(run_client: TestClient) -> None:
+    results: list[dict[str, Any]] = []
+
+    def one(n: int) -> None:
+        run_id = run_client.post("/api/runs", json={"code": f"print({n})"}).json()["id"]
+        results.append(events_of(run_client, run_id)[-1][1])
+
+    threads = [threading.Thread(target=one, args=(n,)) for n in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert sorted(r["stdout"] for r in results) == ["0\n", "1\n"]
