@@ -35,7 +35,10 @@ SECURITY_HEADERS = [
     # Everything the pages need is served from here: no inline script, no CDN.
     (
         b"content-security-policy",
-        b"default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+        # style-src-attr: the code editor (and the browser's own editing of it) sets style
+        # attributes; <style> elements and stylesheets from elsewhere stay blocked.
+        b"default-src 'self'; script-src 'self'; style-src 'self'; style-src-attr 'unsafe-inline'; "
+        b"img-src 'self' data:; "
         b"connect-src 'self'; object-src 'none'; base-uri 'self'; frame-ancestors 'none'; "
         b"form-action 'self'",
     ),

@@ -28,11 +28,13 @@
 
   async function copySample(button) {
     const figure = document.getElementById(button.dataset.copy);
-    const code = figure && figure.querySelector("pre code");
+    if (!figure) return;
+    // Once the runner has made the sample an editor, copy what the editor holds now.
+    const editor = figure.backpropEditor;
+    const code = figure.querySelector("pre code, .cm-content");
     const label = button.querySelector(".copy-label") || button;
-    if (!code) return;
     try {
-      await navigator.clipboard.writeText(code.textContent);
+      await navigator.clipboard.writeText(editor ? editor.getValue() : code.textContent);
       label.textContent = "Copied";
     } catch (e) {
       // Clipboard refused (insecure context or permissions): select the code instead.

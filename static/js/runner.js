@@ -86,6 +86,7 @@
       onRun: () => start(),
       onChange: (text) => { resetButton.disabled = text === original; },
     });
+    figure.backpropEditor = editor; // the Copy button copies the current code
 
     function busy(on) {
       runButton.disabled = on;

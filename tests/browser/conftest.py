@@ -16,6 +16,7 @@ from playwright.sync_api import Browser, ConsoleMessage, Page, sync_playwright
 
 from app.main import create_app
 from app.settings import PROJECT_ROOT, Settings
+from tests.sandbox_worker import WorkerHandle
 
 CHROMIUM = os.environ.get("BACKPROP_CHROMIUM", "/usr/bin/chromium")
 ARTIFACTS = PROJECT_ROOT / "test-artifacts" / "screenshots"
@@ -40,13 +41,21 @@ def _free_port() -> int:
 
 @pytest.fixture(scope="session")
 def live_server(
-    tmp_path_factory: pytest.TempPathFactory, imported_db_template: Path
+    tmp_path_factory: pytest.TempPathFactory, imported_db_template: Path, worker: WorkerHandle
 ) -> Iterator[str]:
-    """The app served by uvicorn in a background thread, over its own database copy."""
+    """The app served by uvicorn in a background thread, over its own database copy, with
+    the session's sandbox worker behind it."""
     db = tmp_path_factory.mktemp("live") / "backprop.db"
     shutil.copy(imported_db_template, db)
     port = _free_port()
-    app = create_app(Settings(database_url=f"sqlite:///{db}", secret_key="browser-tests"))
+    app = create_app(
+        Settings(
+            database_url=f"sqlite:///{db}",
+            secret_key="browser-tests",
+            sandbox_socket=worker.socket_path,
+            runs_per_minute=100,
+        )
+    )
     server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()

@@ -1,0 +1,73 @@
+"""Edit and run a sample in the page: output streams in, the verdict explains itself."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from tests.browser.conftest import screenshot
+from tests.sandbox_worker import needs_isolation
+
+pytestmark = [pytest.mark.browser, needs_isolation]
+
+
+def test_run_a_sample_with_the_button(page: Page) -> None:
+    page.goto("/items/dropout")
+    figure = page.locator("figure.sample").first
+    expect(figure.locator(".cm-content")).to_be_visible()
+    figure.get_by_role("button", name="Run").click()
+    expect(figure.locator(".verdict")).to_have_text("Finished", timeout=30_000)
+    expect(figure.locator(".run-stream")).to_contain_text("tensor(")
+    expect(figure.locator(".verdict-facts")).to_contain_text("exit code 0")
+    figure.scroll_into_view_if_needed()
+    screenshot(page, "run-finished")
+
+
+def test_edit_then_ctrl_enter_runs_the_edited_code_and_reset_restores_it(page: Page) -> None:
+    page.goto("/items/activation-functions")
+    figure = page.locator("figure.sample").first
+    editor = figure.locator(".cm-content")
+    editor.click()
+    page.keyboard.press("Control+End")
+    page.keyboard.type("\nprint('edited <b>not bold</b>')\nraise ValueError('on purpose')")
+    page.keyboard.press("Control+Enter")
+    expect(figure.locator(".verdict")).to_have_text("The code raised an error", timeout=30_000)
+    stream = figure.locator(".run-stream")
+    expect(stream).to_contain_text("edited <b>not bold</b>")  # text, not HTML
+    expect(stream.locator(".err").last).to_contain_text("ValueError: on purpose")
+    assert stream.locator("b").count() == 0
+    reset = figure.get_by_role("button", name="Reset")
+    expect(reset).to_be_enabled()
+    reset.click()
+    expect(editor).not_to_contain_text("on purpose")
+    page.keyboard.press("Escape")  # leaves the editor
+    expect(editor).not_to_be_focused()
+
+
+def test_cancel_stops_a_long_run(page: Page) -> None:
+    page.goto("/items/dropout")
+    figure = page.locator("figure.sample").first
+    figure.locator(".cm-content").click()
+    page.keyboard.press("Control+a")
+    page.keyboard.type("import time\nprint('working', flush=True)\ntime.sleep(60)\n")
+    figure.get_by_role("button", name="Run").click()
+    expect(figure.locator(".run-stream")).to_contain_text("working", timeout=30_000)
+    figure.get_by_role("button", name="Cancel").click()
+    expect(figure.locator(".verdict")).to_have_text("Stopped", timeout=15_000)
+    expect(figure.locator(".verdict-detail")).to_have_text("Cancelled.")
+
+
+def test_sample_that_cannot_run_here_says_why_and_points_to_its_variant(page: Page) -> None:
+    page.goto("/items/transfer-learning-fine-tuning")
+    original = page.locator("figure.sample").nth(0)
+    expect(original.locator(".run-note")).to_contain_text("downloads weights or data")
+    expect(original.locator(".run-note")).to_contain_text(
+        re.compile(r"Sample 2 below is a variant")
+    )
+    variant = page.locator("figure.sample").nth(1)
+    expect(variant.locator(".run-note")).to_contain_text("variant of sample 1")
+    variant.get_by_role("button", name="Run").click()
+    expect(variant.locator(".verdict")).to_have_text("Finished", timeout=60_000)
+    screenshot(page, "run-variant")
