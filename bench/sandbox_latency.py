@@ -1,0 +1,148 @@
+"""End-to-end latency of running a trivial torch snippet through the HTTP API, beside the
+cost of a cold `python -c "import torch"` measured in the same run, and runs per second
+with several clients at once. Prints tables.
+
+    .venv/bin/python bench/sandbox_latency.py [--runs 50] [--port 8766]
+
+Starts its own app and sandbox worker (root is needed for the sandbox) on a private database.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.error
+import urllib.request
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+SNIPPET = "import torch\nprint(torch.ones(3).sum().item())\n"
+
+
+def post(base: str, code: str) -> str:
+    request = urllib.request.Request(
+        f"{base}/api/runs",
+        data=json.dumps({"code": code, "backend": "cpu"}).encode(),
+        headers={"Content-Type": "application/json"},
+        method="POST",
+    )
+    with urllib.request.urlopen(request, timeout=30) as response:
+        return str(json.load(response)["id"])
+
+
+def run_once(base: str) -> float:
+    """Milliseconds from sending the HTTP request to reading the final result event."""
+    started = time.perf_counter()
+    run_id = post(base, SNIPPET)
+    with urllib.request.urlopen(f"{base}/api/runs/{run_id}/events", timeout=60) as stream:
+        kind = ""
+        for raw in stream:
+            line = raw.decode().rstrip("\n")
+            if line.startswith("event: "):
+                kind = line[7:]
+            elif line.startswith("data: ") and kind == "result":
+                result = json.loads(line[6:])
+                if result["verdict"] != "ok":
+                    raise RuntimeError(f"run failed: {result}")
+                break
+    return (time.perf_counter() - started) * 1000
+
+
+def cold_import_ms() -> float:
+    started = time.perf_counter()
+    subprocess.run([sys.executable, "-c", "import torch"], check=True)
+    return (time.perf_counter() - started) * 1000
+
+
+def pct(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=50)
+    parser.add_argument("--port", type=int, default=8766)
+    args = parser.parse_args()
+    base = f"http://127.0.0.1:{args.port}"
+    with tempfile.TemporaryDirectory() as tmp:
+        env = {
+            **os.environ,
+            "DATABASE_URL": f"sqlite:///{tmp}/bench.db",
+            "PORT": str(args.port),
+            "SANDBOX_SOCKET": f"{tmp}/sandbox.sock",
+            "SECRET_KEY": "bench",
+            "RUNS_PER_MINUTE": "100000",
+            "CONCURRENT_RUNS": "1000",
+        }
+        server = subprocess.Popen(
+            [sys.executable, "-m", "app.cli", "serve"],
+            cwd=ROOT,
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        try:
+            deadline = time.monotonic() + 180
+            while True:
+                try:
+                    with urllib.request.urlopen(f"{base}/api/health", timeout=2) as r:
+                        if json.load(r)["sandbox"]["available"]:
+                            break
+                except (OSError, urllib.error.URLError, KeyError):
+                    pass
+                if time.monotonic() > deadline:
+                    sys.exit("the app or its sandbox did not become ready")
+                time.sleep(0.5)
+            for _ in range(3):
+                run_once(base)  # warm-up
+            latencies, colds = [], []
+            for i in range(args.runs):
+                latencies.append(run_once(base))
+                if i % 10 == 0:  # interleaved, so both see the same machine noise
+                    colds.append(cold_import_ms())
+            throughput = {}
+            for clients in (2, 8):
+                total = clients * 8
+                started = time.perf_counter()
+                with ThreadPoolExecutor(clients) as pool:
+                    list(pool.map(lambda _: run_once(base), range(total)))
+                throughput[clients] = total / (time.perf_counter() - started)
+        finally:
+            server.terminate()
+            server.wait(timeout=20)
+
+    import torch
+
+    p50, p95 = pct(latencies, 0.5), pct(latencies, 0.95)
+    cold = statistics.median(colds)
+    print(
+        f"\nBackprop sandbox latency — {platform.machine()}, {os.cpu_count()} CPUs, "
+        f"Python {platform.python_version()}, torch {torch.__version__}"
+    )
+    print(
+        f"snippet: {SNIPPET.strip()!r}; CPU backend; {args.runs} sequential runs after 3 warm-ups\n"
+    )
+    print("| measure | p50 ms | p95 ms | runs |")
+    print("|---|---:|---:|---:|")
+    print(f"| HTTP POST → final result event | {p50:.0f} | {p95:.0f} | {len(latencies)} |")
+    print(
+        f'| cold `python -c "import torch"` | {cold:.0f} | {pct(colds, 0.95):.0f} | {len(colds)} |'
+    )
+    print(f"\nratio cold import / sandbox run (p50): {cold / p50:.1f}x; target p50 <= 150 ms\n")
+    print("| concurrent clients | runs/s |")
+    print("|---:|---:|")
+    for clients, rate in throughput.items():
+        print(f"| {clients} | {rate:.1f} |")
+
+
+if __name__ == "__main__":
+    main()
