@@ -12,14 +12,7 @@ import subprocess
 import sys
 
 from sandbox import cgroups, seccomp
-from sandbox.jail import (
-    CLONE_NEWCGROUP,
-    CLONE_NEWIPC,
-    CLONE_NEWNET,
-    CLONE_NEWNS,
-    CLONE_NEWPID,
-    CLONE_NEWUTS,
-)
+from sandbox.jail import NAMESPACE_FLAGS
 
 
 def isolation_problem() -> str | None:
@@ -40,15 +33,7 @@ def _namespaces_problem() -> str | None:
     pid = os.fork()
     if pid == 0:
         libc = ctypes.CDLL(None, use_errno=True)
-        flags = (
-            CLONE_NEWNS
-            | CLONE_NEWPID
-            | CLONE_NEWNET
-            | CLONE_NEWIPC
-            | CLONE_NEWUTS
-            | CLONE_NEWCGROUP
-        )
-        os._exit(0 if libc.unshare(flags) == 0 else 1)
+        os._exit(0 if libc.unshare(NAMESPACE_FLAGS) == 0 else 1)
     _, status = os.waitpid(pid, 0)
     if os.waitstatus_to_exitcode(status) != 0:
         return "cannot create namespaces (mount, PID, network, IPC, UTS, cgroup)"

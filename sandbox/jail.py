@@ -32,6 +32,10 @@ CLONE_NEWUTS = 0x04000000
 CLONE_NEWIPC = 0x08000000
 CLONE_NEWPID = 0x20000000
 CLONE_NEWNET = 0x40000000
+# Every namespace a run gets of its own (user namespaces are not needed: we start as root).
+NAMESPACE_FLAGS = (
+    CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS | CLONE_NEWCGROUP
+)
 MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC = 1, 2, 4, 8
 MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = 32, 4096, 16384, 1 << 18
 PR_SET_PDEATHSIG, PR_CAPBSET_DROP = 1, 24
@@ -102,17 +106,7 @@ def supervise(spec: JailSpec, stdout_fd: int, stderr_fd: int, status_fd: int) ->
     try:
         for procs in spec.cgroup_procs:
             Path(procs).write_text(str(os.getpid()))
-        _check(
-            _libc.unshare(
-                CLONE_NEWNS
-                | CLONE_NEWPID
-                | CLONE_NEWNET
-                | CLONE_NEWIPC
-                | CLONE_NEWUTS
-                | CLONE_NEWCGROUP
-            ),
-            "unshare",
-        )
+        _check(_libc.unshare(NAMESPACE_FLAGS), "unshare")
         signal.signal(signal.SIGCHLD, signal.SIG_DFL)  # the zygote ignores it; we must wait
         init = os.fork()
         if init == 0:
@@ -173,13 +167,15 @@ def _build_root(spec: JailSpec) -> None:
     root = spec.root_dir
     _mount(None, "/", None, MS_REC | MS_PRIVATE)  # nothing we mount leaks to the host
     _mount("tmpfs", root, "tmpfs", MS_NOSUID | MS_NODEV, "size=16m,mode=755")
-    for path in spec.readonly_paths:
-        if os.path.lexists(path):
-            _bind_readonly(path, root)
     for name in ("proc", "dev", "tmp"):
         os.makedirs(f"{root}/{name}", exist_ok=True)
     _mount("proc", f"{root}/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
+    # /tmp first: a read-only path that lives under /tmp (a checkout there, say) is then
+    # mounted inside the private /tmp rather than hidden by it.
     _mount("tmpfs", f"{root}/tmp", "tmpfs", MS_NOSUID | MS_NODEV, f"size={spec.tmp_mb}m,mode=1777")
+    for path in spec.readonly_paths:
+        if os.path.lexists(path):
+            _bind_readonly(path, root)
     _mount("tmpfs", f"{root}/dev", "tmpfs", MS_NOSUID, "size=64k,mode=755")
     devices = list(DEVICES)
     if spec.cuda:
@@ -230,22 +226,19 @@ def _drop_privileges(spec: JailSpec) -> None:
     )
 
 
+def _text_stream(fd: int) -> io.TextIOWrapper:
+    """Line-buffered UTF-8 text on `fd`, so output reaches the page line by line."""
+    return io.TextIOWrapper(
+        io.FileIO(fd, "w", closefd=False),
+        encoding="utf-8",
+        errors="backslashreplace",
+        line_buffering=True,  # each line goes out as it is printed, in one piece
+    )
+
+
 def _execute(spec: JailSpec) -> int:
     """Run the code as __main__ of a file called sample.py; return the exit status."""
-    sys.stdout = io.TextIOWrapper(
-        io.FileIO(1, "w", closefd=False),
-        encoding="utf-8",
-        errors="backslashreplace",
-        line_buffering=True,
-        write_through=True,
-    )
-    sys.stderr = io.TextIOWrapper(
-        io.FileIO(2, "w", closefd=False),
-        encoding="utf-8",
-        errors="backslashreplace",
-        line_buffering=True,
-        write_through=True,
-    )
+    sys.stdout, sys.stderr = _text_stream(1), _text_stream(2)
     sys.stdin = open(os.devnull)  # noqa: SIM115
     sys.argv = [SAMPLE_FILENAME]
     linecache.cache[SAMPLE_FILENAME] = (

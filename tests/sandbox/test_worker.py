@@ -7,6 +7,7 @@ import os
 import signal
 import subprocess
 import threading
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -57,7 +58,10 @@ def test_worker_refuses_to_run_code_where_it_cannot_isolate(
     async def emit(_: dict[str, Any]) -> None:
         return None
 
-    result = asyncio.run(worker.run({"request": {"id": "r", "code": "print(1)"}}, emit, []))
+    # A thread of its own: the browser tests' driver may hold this thread's event loop.
+    with ThreadPoolExecutor(1) as pool:
+        request = {"request": {"id": "r", "code": "print(1)"}}
+        result = pool.submit(asyncio.run, worker.run(request, emit, [])).result()
     assert result.verdict is Verdict.INTERNAL_ERROR
     assert "cannot isolate" in result.detail and result.stdout == ""
 
