@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from pydantic import BaseModel, Field
 
 from app.models import CodeSample, Item
@@ -84,4 +86,6 @@ class Health(BaseModel):
 
 
 class ErrorBody(BaseModel):
-    detail: str
+    """An error: a sentence, or (for invalid parameters) the list of what was wrong."""
+
+    detail: str | list[dict[str, Any]]

@@ -128,7 +128,7 @@ class RunResult:
 #   {"type": "started", "backend": "cpu", "device": "..."}
 #   {"type": "stdout", "data": "..."} / {"type": "stderr", "data": "..."}
 #   {"type": "result", "result": {...RunResult...}}   always last
-EVENT_TYPES = ("queued", "started", "stdout", "stderr", "result")
+# and, instead of queueing, {"type": "busy", "retry_after": 5} when the queue is full.
 
 
 def check_code(code: object) -> str | None:

@@ -5,10 +5,10 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import AsyncIterator
-from typing import Annotated, Any, Literal
+from typing import Any, Literal
 
 from fastapi import APIRouter, Request
-from fastapi.responses import JSONResponse, StreamingResponse
+from fastapi.responses import StreamingResponse
 from pydantic import BaseModel, Field
 
 from app.db import SessionDep
@@ -81,7 +81,7 @@ async def start_run(
 
 
 @router.get("/{run_id}", responses={404: {"model": ErrorBody}})
-async def get_run(run_id: Annotated[str, Field(max_length=64)], request: Request) -> RunPublic:
+async def get_run(run_id: str, request: Request) -> RunPublic:
     """The run as it stands: its output so far is in the events stream."""
     return RunPublic(**hub_of(request).public(run_id))
 
@@ -128,10 +128,4 @@ async def run_events(run_id: str, request: Request) -> StreamingResponse:
         stream(),
         media_type="text/event-stream",
         headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
-    )
-
-
-def rate_limited_response(message: str, retry_after_seconds: int, status: int) -> JSONResponse:
-    return JSONResponse(
-        {"detail": message}, status_code=status, headers={"Retry-After": str(retry_after_seconds)}
     )
