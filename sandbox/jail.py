@@ -49,9 +49,9 @@ DEVICES = ("null", "zero", "full", "random", "urandom")
 class JailSpec:
     """Everything the jailed process needs, sent by the worker through the zygote."""
 
-    code: str
     root_dir: str  # an empty host directory the new root is mounted on
     uid: int  # unprivileged user and group the code runs as
+    init_uid: int  # another one for the jail's PID 1, so the code cannot signal or limit it
     tmp_mb: int
     cpu_seconds: float
     threads: int
@@ -97,8 +97,10 @@ def _bind_readonly(host_path: str, root: str) -> None:
     _mount(None, str(target), None, MS_BIND | MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV)
 
 
-def supervise(spec: JailSpec, stdout_fd: int, stderr_fd: int, status_fd: int) -> None:
-    """Runs in the process the zygote forked (outside the jail); never returns.
+def supervise(spec: JailSpec, stdout_fd: int, stderr_fd: int, status_fd: int, code_fd: int) -> None:
+    """Runs in the process the zygote forked (outside the jail); never returns. The code
+    arrives in `code_fd` (a memfd) and is read only in here, after the fork: the zygote never
+    holds any run's code, so no later fork of it can find one in its memory.
 
     Writes JSON lines to `status_fd`: {"status": wait status of the code} from inside the
     jail, then {"init": wait status of the jail's PID 1} from here."""
@@ -110,9 +112,10 @@ def supervise(spec: JailSpec, stdout_fd: int, stderr_fd: int, status_fd: int) ->
         signal.signal(signal.SIGCHLD, signal.SIG_DFL)  # the zygote ignores it; we must wait
         init = os.fork()
         if init == 0:
-            _init(spec, stdout_fd, stderr_fd, status_fd)
+            _init(spec, stdout_fd, stderr_fd, status_fd, code_fd)
         os.close(stdout_fd)
         os.close(stderr_fd)
+        os.close(code_fd)
         _, status = os.waitpid(init, 0)
         report: dict[str, object] = {"init": status}
     except BaseException as exc:  # report the failure instead of dying silently
@@ -124,13 +127,26 @@ def supervise(spec: JailSpec, stdout_fd: int, stderr_fd: int, status_fd: int) ->
         os._exit(code)
 
 
-def _init(spec: JailSpec, stdout_fd: int, stderr_fd: int, status_fd: int) -> None:
+def _read_code(code_fd: int) -> str:
+    os.lseek(code_fd, 0, os.SEEK_SET)
+    chunks = []
+    while chunk := os.read(code_fd, 1 << 16):
+        chunks.append(chunk)
+    os.close(code_fd)
+    return b"".join(chunks).decode("utf-8")
+
+
+def _init(spec: JailSpec, stdout_fd: int, stderr_fd: int, status_fd: int, code_fd: int) -> None:
     """PID 1 of the new namespace: build the jail, start the code, reap, report. When this
     process exits the kernel kills whatever the code left behind."""
     try:
         _check(_libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0), "prctl(PDEATHSIG)")
+        # PID 1 gets only the signals it has handlers for: leave it none (Python's SIGINT
+        # handler would let the code end it with a KeyboardInterrupt).
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
+        code = _read_code(code_fd)
         _build_root(spec)
-        _drop_privileges(spec)
+        _set_limits(spec)
         os.dup2(stdout_fd, 1)
         os.dup2(stderr_fd, 2)
         null = os.open("/dev/null", os.O_RDONLY)
@@ -140,7 +156,6 @@ def _init(spec: JailSpec, stdout_fd: int, stderr_fd: int, status_fd: int) -> Non
                 os.close(fd)
         os.closerange(3, status_fd)
         os.closerange(status_fd + 1, 65536)
-        seccomp.install()
     except BaseException:
         # The jail could not be built: say so on the run's stderr and stop before any code.
         try:
@@ -149,12 +164,22 @@ def _init(spec: JailSpec, stdout_fd: int, stderr_fd: int, status_fd: int) -> Non
             os._exit(126)
     program = os.fork()
     if program == 0:
-        os.close(status_fd)
-        cpu = int(spec.cpu_seconds)
-        resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 2))
-        os._exit(_execute(spec))
+        try:
+            os.close(status_fd)
+            signal.signal(signal.SIGINT, signal.default_int_handler)
+            _become(spec.uid)
+            _set_environment(spec)
+            seccomp.install()
+            cpu = int(spec.cpu_seconds)
+            resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 2))
+        except BaseException:
+            os.write(2, b"sandbox setup failed:\n" + traceback.format_exc().encode())
+            os._exit(126)
+        os._exit(_execute(spec, code))
     os.close(1)
     os.close(2)
+    _become(spec.init_uid)
+    seccomp.install()
     while True:  # as PID 1 we also reap the code's orphans
         pid, status = os.waitpid(-1, 0)
         if pid == program:
@@ -176,6 +201,8 @@ def _build_root(spec: JailSpec) -> None:
     for path in spec.readonly_paths:
         if os.path.lexists(path):
             _bind_readonly(path, root)
+    # The host's boot command line says nothing a sample needs.
+    _mount("/dev/null", f"{root}/proc/cmdline", None, MS_BIND)
     _mount("tmpfs", f"{root}/dev", "tmpfs", MS_NOSUID, "size=64k,mode=755")
     devices = list(DEVICES)
     if spec.cuda:
@@ -199,7 +226,7 @@ def _build_root(spec: JailSpec) -> None:
     os.chdir("/tmp")
 
 
-def _drop_privileges(spec: JailSpec) -> None:
+def _set_limits(spec: JailSpec) -> None:
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
     resource.setrlimit(resource.RLIMIT_NOFILE, (1024, 1024))
     # One file may not outgrow /tmp itself (a cheap guard should /dev/shm be larger).
@@ -207,9 +234,16 @@ def _drop_privileges(spec: JailSpec) -> None:
     for cap in range(64):  # empty the bounding set while we still may
         if _libc.prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) != 0:
             break
+
+
+def _become(uid: int) -> None:
+    """From root to an unprivileged user and group: every capability goes."""
     os.setgroups([])
-    os.setresgid(spec.uid, spec.uid, spec.uid)
-    os.setresuid(spec.uid, spec.uid, spec.uid)  # from root to a user: every capability goes
+    os.setresgid(uid, uid, uid)
+    os.setresuid(uid, uid, uid)
+
+
+def _set_environment(spec: JailSpec) -> None:
     os.environ.clear()
     os.environ.update(
         {
@@ -236,15 +270,15 @@ def _text_stream(fd: int) -> io.TextIOWrapper:
     )
 
 
-def _execute(spec: JailSpec) -> int:
+def _execute(spec: JailSpec, code: str) -> int:
     """Run the code as __main__ of a file called sample.py; return the exit status."""
     sys.stdout, sys.stderr = _text_stream(1), _text_stream(2)
     sys.stdin = open(os.devnull)  # noqa: SIM115
     sys.argv = [SAMPLE_FILENAME]
     linecache.cache[SAMPLE_FILENAME] = (
-        len(spec.code),
+        len(code),
         None,
-        spec.code.splitlines(keepends=True),
+        code.splitlines(keepends=True),
         SAMPLE_FILENAME,
     )
     status = 0
@@ -254,7 +288,7 @@ def _execute(spec: JailSpec) -> int:
         torch.set_num_threads(spec.threads)
         if spec.cuda:
             torch.cuda.set_per_process_memory_fraction(spec.gpu_memory_fraction)
-        program = compile(spec.code, SAMPLE_FILENAME, "exec")
+        program = compile(code, SAMPLE_FILENAME, "exec")
         exec(
             program, {"__name__": "__main__", "__file__": SAMPLE_FILENAME, "__builtins__": builtins}
         )
@@ -262,6 +296,10 @@ def _execute(spec: JailSpec) -> int:
         status = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
         if exc.code is not None and not isinstance(exc.code, int):
             print(exc.code, file=sys.stderr)
+        if not 0 <= status <= 255:
+            # The OS keeps only the low 8 bits: sys.exit(256) would read as success.
+            print(f"exit status {status} is out of range; reported as 1", file=sys.stderr)
+            status = 1
     except BaseException:
         _print_user_traceback()
         status = 1

@@ -6,6 +6,8 @@ beyond the standard library so that the worker, the app and tests share it uncha
 from __future__ import annotations
 
 import json
+import math
+import re
 from dataclasses import asdict, dataclass, field, fields
 from enum import StrEnum
 from typing import Any
@@ -56,9 +58,19 @@ class Limits:
         return Limits(**values)
 
     @classmethod
-    def from_json(cls, data: dict[str, Any] | None) -> Limits:
+    def from_json(cls, data: object) -> Limits:
+        """Limits from a request; ValueError for anything but finite numbers."""
+        if data is None:
+            return cls().clamped()
+        if not isinstance(data, dict):
+            raise ValueError("limits must be an object")
         known = {f.name for f in fields(cls)}
-        given = {k: v for k, v in (data or {}).items() if k in known}
+        given = {k: v for k, v in data.items() if k in known}
+        for name, value in given.items():
+            if isinstance(value, bool) or not isinstance(value, int | float):
+                raise ValueError(f"limit {name} must be a number")
+            if not math.isfinite(value):
+                raise ValueError(f"limit {name} must be finite")
         return cls(**given).clamped()
 
 
@@ -129,6 +141,9 @@ class RunResult:
 #   {"type": "stdout", "data": "..."} / {"type": "stderr", "data": "..."}
 #   {"type": "result", "result": {...RunResult...}}   always last
 # and, instead of queueing, {"type": "busy", "retry_after": 5} when the queue is full.
+
+
+RUN_ID_RE = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 
 
 def check_code(code: object) -> str | None:

@@ -6,6 +6,7 @@ import asyncio
 import codecs
 import json
 import os
+import secrets
 import signal
 import time
 from collections.abc import Awaitable, Callable
@@ -18,6 +19,7 @@ from sandbox.protocol import Limits, RunResult, Verdict
 from sandbox.zygote_client import Zygote, ZygoteDied
 
 Emit = Callable[[dict[str, Any]], Awaitable[None]]
+INIT_UID_OFFSET = 500  # the jail's PID 1 runs as the code's uid + this
 TRUNCATION_MARKER = "\n[output truncated: the run printed more than {limit}]\n"
 
 
@@ -72,16 +74,22 @@ async def execute(ctx: RunContext, zygote: Zygote, emit: Emit) -> RunResult:
     """Run `ctx.code` in a fresh jail forked from `zygote`; stream output through `emit`."""
     limits = ctx.limits
     started = time.monotonic()
+    # A random name: nothing the code can see (its cgroup path) tells it the run's id.
     cgroup = RunCgroup.create(
-        f"run-{ctx.run_id}", memory_mb=limits.memory_mb, pids=limits.pids, cpus=limits.threads
+        f"run-{secrets.token_hex(8)}",
+        memory_mb=limits.memory_mb,
+        pids=limits.pids,
+        cpus=limits.threads,
     )
     out_r, out_w = os.pipe()
     err_r, err_w = os.pipe()
     status_r, status_w = os.pipe()
+    code_fd = os.memfd_create("sample", os.MFD_CLOEXEC)
+    os.write(code_fd, ctx.code.encode())
     spec = JailSpec(
-        code=ctx.code,
         root_dir=ctx.root_dir,
         uid=ctx.uid,
+        init_uid=ctx.uid + INIT_UID_OFFSET,
         tmp_mb=limits.tmp_mb,
         cpu_seconds=limits.cpu_seconds,
         threads=limits.threads,
@@ -92,9 +100,9 @@ async def execute(ctx: RunContext, zygote: Zygote, emit: Emit) -> RunResult:
     )
     try:
         try:
-            await asyncio.to_thread(zygote.fork, ctx.run_id, spec, [out_w, err_w, status_w])
+            await asyncio.to_thread(zygote.fork, spec, [out_w, err_w, status_w, code_fd])
         finally:
-            for fd in (out_w, err_w, status_w):
+            for fd in (out_w, err_w, status_w, code_fd):
                 os.close(fd)
     except ZygoteDied as exc:
         for fd in (out_r, err_r, status_r):
@@ -127,7 +135,16 @@ async def execute(ctx: RunContext, zygote: Zygote, emit: Emit) -> RunResult:
             data += chunk
         return data
 
+    async def watch_cpu() -> None:
+        # RLIMIT_CPU bounds each process; the cgroup's total bounds the run, forks included.
+        while True:
+            await asyncio.sleep(0.25)
+            if _cpu_exhausted(cgroup, limits):
+                ctx.stop("cpu")
+                return
+
     finished = asyncio.create_task(status())
+    cpu_watch = asyncio.create_task(watch_cpu())
     stop = asyncio.create_task(ctx.stopped.wait())
     done, _ = await asyncio.wait(
         {finished, stop}, timeout=limits.wall_seconds, return_when=asyncio.FIRST_COMPLETED
@@ -136,6 +153,7 @@ async def execute(ctx: RunContext, zygote: Zygote, emit: Emit) -> RunResult:
         ctx.stop_reason = ctx.stop_reason or "timeout"
         await asyncio.to_thread(cgroup.kill_all)
     stop.cancel()
+    cpu_watch.cancel()
     report_bytes = await finished
     await asyncio.gather(*streams)
     verdict, exit_code, detail = _judge(ctx, cgroup, report_bytes)
@@ -221,6 +239,12 @@ def _judge(
         )
     if reason == "cancel":
         return Verdict.KILLED, None, "Cancelled."
+    if reason == "cpu":
+        return (
+            Verdict.TIMEOUT,
+            None,
+            (f"Stopped after {limits.cpu_seconds:g} s of CPU time, the limit for a run."),
+        )
     try:
         oom = cgroup.oom_killed()
     except OSError:
@@ -261,7 +285,7 @@ def _judge(
                     "mount or creating namespaces)."
                 ),
             )
-        if sig == signal.SIGXCPU or (sig == signal.SIGKILL and _cpu_exhausted(cgroup, limits)):
+        if sig in (signal.SIGXCPU, signal.SIGKILL) and _cpu_exhausted(cgroup, limits):
             return (
                 Verdict.TIMEOUT,
                 -sig,

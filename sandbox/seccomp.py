@@ -88,7 +88,14 @@ DENIED_X86_64: dict[str, int] = {
     "fspick": 433,
     "mount_setattr": 442,
 }
-_CLONE, _CLONE3 = 56, 435
+_CLONE, _CLONE3, _SOCKET = 56, 435, 41
+_EAFNOSUPPORT = 97
+# Socket families a sample may open: AF_UNIX, AF_INET, AF_INET6 (all inside the run's own
+# network namespace). Others (vsock, netlink, packet, ...) could reach past that namespace.
+_ALLOWED_FAMILIES = (1, 2, 10)
+# Calls numbered from here on are newer than this filter: answer ENOSYS (as an older kernel
+# would) rather than allow what nobody has reviewed.
+_FIRST_UNREVIEWED = 463
 # clone() may make threads and processes, never new namespaces.
 _CLONE_NAMESPACE_FLAGS = (
     0x00020000  # CLONE_NEWNS
@@ -123,6 +130,20 @@ def build_filter() -> bytes:
     ]
     for number in sorted(DENIED_X86_64.values()):
         prog += [_insn(_BPF_JEQ_K, 0, 1, number), _insn(_BPF_RET_K, 0, 0, _RET_KILL_PROCESS)]
+    prog += [
+        _insn(_BPF_JGE_K, 0, 1, _FIRST_UNREVIEWED),
+        _insn(_BPF_RET_K, 0, 0, _RET_ERRNO | _ENOSYS),
+    ]
+    # socket(family, ...): the listed families, else EAFNOSUPPORT.
+    n = len(_ALLOWED_FAMILIES)
+    # Not socket: skip the load, the n checks and both returns.
+    prog += [_insn(_BPF_JEQ_K, 0, n + 3, _SOCKET), _insn(_BPF_LD_W_ABS, 0, 0, _ARG0)]
+    for i, family in enumerate(_ALLOWED_FAMILIES):
+        prog.append(_insn(_BPF_JEQ_K, n - i, 0, family))  # match: jump to ALLOW
+    prog += [
+        _insn(_BPF_RET_K, 0, 0, _RET_ERRNO | _EAFNOSUPPORT),
+        _insn(_BPF_RET_K, 0, 0, _RET_ALLOW),
+    ]
     # clone3 passes its flags in memory BPF cannot read: answer ENOSYS and glibc falls back
     # to clone, whose flags we can check.
     prog += [_insn(_BPF_JEQ_K, 0, 1, _CLONE3), _insn(_BPF_RET_K, 0, 0, _RET_ERRNO | _ENOSYS)]

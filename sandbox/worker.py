@@ -23,6 +23,7 @@ from typing import Any
 
 from sandbox import host
 from sandbox.protocol import (
+    RUN_ID_RE,
     Backend,
     Limits,
     RunResult,
@@ -53,7 +54,9 @@ def zygote_env() -> dict[str, str]:
 
 def readonly_paths() -> list[str]:
     """Host paths a jail sees, read-only: the system, Python and its installed packages."""
-    paths = ["/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/etc", "/sys"]
+    # Of /sys only the CPU topology (thread pools size themselves from it), not the host's
+    # network interfaces and devices.
+    paths = ["/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/etc", "/sys/devices/system/cpu"]
     for prefix in {sys.base_prefix, sys.prefix}:
         if prefix not in paths:
             paths.append(prefix)
@@ -141,7 +144,13 @@ class Worker:
         self.readonly = readonly_paths()
         self.pools: dict[str, Pool] = {}
         if self.problem is None:
-            self.root_dir.mkdir(parents=True, exist_ok=True)
+            state_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
+            if state_dir.is_symlink() or state_dir.stat().st_uid != os.geteuid():
+                self.problem = f"the state folder {state_dir} does not belong to this user"
+            else:
+                state_dir.chmod(0o700)
+                self.root_dir.mkdir(exist_ok=True)
+        if self.problem is None:
             self.pools["cpu"] = Pool("cpu", host.cpu_name(), cpu_slots, max_queue)
         self.max_queue = max_queue
 
@@ -183,7 +192,9 @@ class Worker:
     async def run(
         self, message: dict[str, Any], emit: Emit, ctx_holder: list[RunContext]
     ) -> RunResult:
-        request = message.get("request") or {}
+        request = message.get("request")
+        if not isinstance(request, dict):
+            request = {}
         run_id = str(request.get("id") or f"anon-{time.monotonic_ns()}")
         backend = str(request.get("backend", "auto"))
 
@@ -200,9 +211,15 @@ class Worker:
                 detail=detail,
             )
 
+        if not RUN_ID_RE.match(run_id):
+            return refuse(Verdict.REJECTED, "A run id is 1 to 64 letters, digits, - or _.")
         problem = check_code(request.get("code"))
         if problem:
             return refuse(Verdict.REJECTED, problem.capitalize() + ".")
+        try:
+            limits = Limits.from_json(request.get("limits"))
+        except ValueError as exc:
+            return refuse(Verdict.REJECTED, f"Bad limits: {exc}.")
         if backend not in {b.value for b in Backend}:
             return refuse(Verdict.REJECTED, f"Unknown backend '{backend}': use cpu, cuda or auto.")
         if self.problem:
@@ -216,7 +233,6 @@ class Worker:
         if not pool.free_slots and len(pool.waiting) >= pool.max_queue:
             await emit({"type": "busy", "retry_after": 5})
             return refuse(Verdict.REJECTED, "The queue is full; try again in a few seconds.")
-        limits = Limits.from_json(request.get("limits"))
         slot = await pool.acquire(emit)
         try:
             try:
@@ -274,8 +290,22 @@ class Worker:
                     run.cancel()
             try:
                 result = await run
+            except Exception as exc:  # a bug of ours must still end in a result
+                log.exception("run failed inside the worker")
+                result = RunResult(
+                    id="",
+                    verdict=Verdict.INTERNAL_ERROR,
+                    exit_code=None,
+                    stdout="",
+                    stderr="",
+                    wall_ms=0,
+                    backend="",
+                    device="",
+                    detail=f"The sandbox failed: {type(exc).__name__}.",
+                )
             except asyncio.CancelledError:
-                request = message.get("request") or {}
+                request = message.get("request")
+                request = request if isinstance(request, dict) else {}
                 result = RunResult(
                     id=str(request.get("id", "")),
                     verdict=Verdict.KILLED,
@@ -308,4 +338,7 @@ async def serve(socket_path: Path, worker: Worker) -> None:
 
 
 def default_state_dir() -> Path:
+    """Root's own runtime folder rather than a guessable path in a world-writable /tmp."""
+    if os.geteuid() == 0:
+        return Path("/run/backprop-sandbox")
     return Path(tempfile.gettempdir()) / f"backprop-sandbox-{os.getuid()}"

@@ -4,8 +4,9 @@ imported, CUDA is never touched here, and each run is a fork of this process.
     python -m sandbox.zygote <backend> <fd>      (started by the worker, never by hand)
 
 It reads requests from the SOCK_SEQPACKET socket on file descriptor <fd>: one JSON message,
-with the run's stdout, stderr and status pipes attached as file descriptors; it answers
-{"pid": <supervisor pid>}."""
+with the run's stdout, stderr and status pipes and a memfd holding its code attached as file
+descriptors; it answers {"pid": <supervisor pid>}. The JSON holds no code and no run id:
+every jail is a fork of this process, so nothing private may ever pass through its memory."""
 
 from __future__ import annotations
 
@@ -45,19 +46,20 @@ def serve(backend: str, control_fd: int) -> None:
     control.send(json.dumps({"ready": True, "warm_up_seconds": round(seconds, 2)}).encode())
     while True:
         # A SOCK_SEQPACKET socket: one recv is one whole request, its pipes attached.
-        message, fds, _flags, _addr = socket.recv_fds(control, 1 << 20, 3)
+        message, fds, _flags, _addr = socket.recv_fds(control, 1 << 16, 4)
         if not message:
             return  # the worker went away: so do we
         request = json.loads(message)
         spec = JailSpec(**request["spec"])
-        stdout_fd, stderr_fd, status_fd = fds
+        stdout_fd, stderr_fd, status_fd, code_fd = fds
+        del message, request  # nothing of a request outlives it here (none holds code)
         pid = os.fork()
         if pid == 0:
             control.close()
-            supervise(spec, stdout_fd, stderr_fd, status_fd)
+            supervise(spec, stdout_fd, stderr_fd, status_fd, code_fd)
         for fd in fds:
             os.close(fd)
-        control.send(json.dumps({"id": request["id"], "pid": pid}).encode())
+        control.send(json.dumps({"pid": pid}).encode())
 
 
 if __name__ == "__main__":

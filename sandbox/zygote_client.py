@@ -55,9 +55,9 @@ class Zygote:
     def alive(self) -> bool:
         return self.process.poll() is None
 
-    def fork(self, run_id: str, spec: JailSpec, fds: list[int]) -> int:
+    def fork(self, spec: JailSpec, fds: list[int]) -> int:
         """Fork a supervisor for one run; return its pid. Thread-safe; blocks briefly."""
-        payload = json.dumps({"id": run_id, "spec": asdict(spec)}).encode()
+        payload = json.dumps({"spec": asdict(spec)}).encode()
         with self._lock:
             try:
                 socket.send_fds(self._socket, [payload], fds)

@@ -203,3 +203,15 @@ def test_two_visitors_run_at_the_same_time(run_client: TestClient) -> None:
     for t in threads:
         t.join()
     assert sorted(r["stdout"] for r in results) == ["0\n", "1\n"]
+
+
+def test_another_visitor_cannot_read_follow_or_cancel_a_run(run_client: TestClient) -> None:
+    run_client.cookies.set("backprop_visitor", "visitor-a")
+    run_id = run_client.post("/api/runs", json={"code": "print('mine')"}).json()["id"]
+    events_of(run_client, run_id)
+    run_client.cookies.set("backprop_visitor", "visitor-b")
+    assert run_client.get(f"/api/runs/{run_id}").status_code == 404
+    assert run_client.get(f"/api/runs/{run_id}/events").status_code == 404
+    assert run_client.post(f"/api/runs/{run_id}/cancel").status_code == 404
+    run_client.cookies.set("backprop_visitor", "visitor-a")
+    assert run_client.get(f"/api/runs/{run_id}").json()["stdout"] == "mine\n"

@@ -14,7 +14,7 @@ from pydantic import BaseModel, Field
 from app.db import SessionDep
 from app.schemas import ErrorBody
 from app.services import items
-from app.services.runs import RunHub
+from app.services.runs import RunHub, run_public
 from app.visitors import VisitorDep
 
 router = APIRouter(prefix="/api/runs", tags=["runs"])
@@ -81,15 +81,17 @@ async def start_run(
 
 
 @router.get("/{run_id}", responses={404: {"model": ErrorBody}})
-async def get_run(run_id: str, request: Request) -> RunPublic:
+async def get_run(run_id: str, request: Request, visitor: VisitorDep) -> RunPublic:
     """The run as it stands: its output so far is in the events stream."""
-    return RunPublic(**hub_of(request).public(run_id))
+    return RunPublic(**run_public(hub_of(request).owned(run_id, visitor=visitor)))
 
 
 @router.post("/{run_id}/cancel", status_code=202, responses={404: {"model": ErrorBody}})
-async def cancel_run(run_id: str, request: Request) -> RunAccepted:
+async def cancel_run(run_id: str, request: Request, visitor: VisitorDep) -> RunAccepted:
     """Stop a queued or running run; it ends with verdict `killed`."""
-    run = hub_of(request).cancel(run_id)
+    hub = hub_of(request)
+    hub.owned(run_id, visitor=visitor)
+    run = hub.cancel(run_id)
     return RunAccepted(id=run.id, status=run.status)
 
 
@@ -98,10 +100,10 @@ async def cancel_run(run_id: str, request: Request) -> RunAccepted:
     response_class=StreamingResponse,
     responses={200: {"content": {"text/event-stream": {}}}, 404: {"model": ErrorBody}},
 )
-async def run_events(run_id: str, request: Request) -> StreamingResponse:
+async def run_events(run_id: str, request: Request, visitor: VisitorDep) -> StreamingResponse:
     """Server-sent events: queued, started, stdout, stderr, then result (the run)."""
     hub = hub_of(request)
-    hub.get(run_id)  # 404 before the stream starts
+    hub.owned(run_id, visitor=visitor)  # 404 before the stream starts
 
     async def stream() -> AsyncIterator[str]:
         events = hub.events(run_id).__aiter__()

@@ -214,6 +214,13 @@ class RunHub:
             raise RunNotFound(run_id)
         return run
 
+    def owned(self, run_id: str, *, visitor: str) -> Run:
+        """The run, if it is this visitor's; anyone else gets the same answer as for no run."""
+        run = self.get(run_id)
+        if run.visitor != visitor:
+            raise RunNotFound(run_id)
+        return run
+
     def public(self, run_id: str) -> dict[str, Any]:
         return run_public(self.get(run_id))
 

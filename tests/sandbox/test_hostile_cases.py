@@ -22,6 +22,11 @@ def as_list(value: str | list[str] | None) -> list[str]:
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
 def test_hostile_case_is_contained(worker: WorkerHandle, case: Path) -> None:
     expected = json.loads((case / "expected.json").read_text())
+    baseline = None
+    if "before" in expected:
+        # What the case sees on its own, then after another visitor's run: the same.
+        baseline = worker.run((case / "code.py").read_text())["stdout"]
+        assert worker.run(expected["before"])["verdict"] == "ok"
     result = worker.run((case / "code.py").read_text(), limits=expected.get("limits"))
     verdicts = (
         expected["verdict"] if isinstance(expected["verdict"], list) else [expected["verdict"]]
@@ -37,6 +42,8 @@ def test_hostile_case_is_contained(worker: WorkerHandle, case: Path) -> None:
         assert text not in result["stdout"]
     for text in as_list(expected.get("stderr_contains")):
         assert text in result["stderr"], result["stderr"][-800:]
+    if baseline is not None:
+        assert result["stdout"] == baseline, "the other run left a trace"
     if "detail_contains" in expected:
         assert expected["detail_contains"] in result["detail"]
 

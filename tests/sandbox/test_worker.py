@@ -177,3 +177,17 @@ def test_cancel_stops_a_run(worker: WorkerHandle) -> None:
     assert event["result"]["verdict"] == "killed"
     assert event["result"]["detail"] == "Cancelled."
     assert event["result"]["wall_ms"] < 10_000
+
+
+def test_seccomp_filter_jumps_stay_inside_the_program() -> None:
+    """Every conditional jump lands on an instruction, and each path ends in a return."""
+    import struct
+
+    from sandbox.seccomp import build_filter
+
+    program = build_filter()
+    insns = [struct.unpack("HBBI", program[i : i + 8]) for i in range(0, len(program), 8)]
+    for index, (code, jt, jf, _k) in enumerate(insns):
+        if code & 0x07 == 0x05:  # BPF_JMP
+            assert index + 1 + max(jt, jf) < len(insns)
+    assert insns[-1][0] == 0x06  # the last instruction returns

@@ -7,4 +7,6 @@ for port in (8000, 8765, 5432, 6379):
         print("CONNECTED", port)
     except OSError as exc:
         print(f"blocked: {port}", exc)
-print("interfaces:", " ".join(name for _, name in socket.if_nameindex()))
+with open("/proc/net/dev") as f:
+    names = [line.split(":")[0].strip() for line in f.readlines()[2:]]
+print("interfaces:", " ".join(names))
