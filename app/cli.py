@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import ctypes
 import logging
 import os
+import signal
 import subprocess
 import sys
 
@@ -19,8 +21,17 @@ def start_sandbox_worker(settings: Settings) -> subprocess.Popen[bytes]:
     of our environment beyond what Python needs: no secrets, no database URL."""
     env = {k: v for k, v in os.environ.items() if k in ("PATH", "LANG", "HOME", "TMPDIR")}
     return subprocess.Popen(
-        [sys.executable, "-m", "sandbox", "--socket", str(settings.sandbox_socket)], env=env
+        [sys.executable, "-m", "sandbox", "--socket", str(settings.sandbox_socket)],
+        env=env,
+        # The worker ends with us, however we end (uvicorn re-raises SIGTERM after shutdown,
+        # so a `finally` here is not enough).
+        preexec_fn=_die_with_parent,
     )
+
+
+def _die_with_parent() -> None:
+    PR_SET_PDEATHSIG = 1
+    ctypes.CDLL(None).prctl(PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
 
 
 def main(argv: list[str] | None = None) -> int:
