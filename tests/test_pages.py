@@ -167,3 +167,61 @@ def test_api_docs_are_served_locally_with_a_csp_only_there(client: TestClient) -
         "'unsafe-inline'" not in other.headers["content-security-policy"].split("style-src-attr")[0]
     )
     assert other.headers["x-content-type-options"] == "nosniff"
+
+
+def test_many_item_pages_at_once_while_the_sandbox_is_slow(settings, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """Requests must not hold a database connection while they wait on the sandbox: with
+    12 at once, each waiting 0.3 s for a slow worker, at most one connection is ever checked
+    out (holding them across the wait exhausts the pool and blocks the event loop)."""
+    import asyncio
+    import json
+
+    import httpx
+
+    from app.main import create_app
+
+    sock = tmp_path / "slow.sock"
+
+    async def slow_worker(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await reader.readline()
+        await asyncio.sleep(0.3)
+        writer.write(
+            json.dumps(
+                {"type": "status", "available": False, "backends": [], "detail": "slow"}
+            ).encode()
+            + b"\n"
+        )
+        await writer.drain()
+        writer.close()
+
+    from sqlalchemy import event
+
+    out = {"now": 0, "most": 0}
+
+    async def scenario() -> list[int]:
+        server = await asyncio.start_unix_server(slow_worker, path=str(sock))
+        app = create_app(settings.model_copy(update={"sandbox_socket": sock}))
+
+        @event.listens_for(app.state.engine, "checkout")
+        def checkout(*_: object) -> None:
+            out["now"] += 1
+            out["most"] = max(out["most"], out["now"])
+
+        @event.listens_for(app.state.engine, "checkin")
+        def checkin(*_: object) -> None:
+            out["now"] -= 1
+
+        async with (
+            app.router.lifespan_context(app),
+            httpx.AsyncClient(
+                transport=httpx.ASGITransport(app=app), base_url="http://test"
+            ) as client,
+        ):
+            responses = await asyncio.wait_for(
+                asyncio.gather(*(client.get("/items/dropout") for _ in range(12))), timeout=20
+            )
+        server.close()
+        return [r.status_code for r in responses]
+
+    assert asyncio.run(scenario()) == [200] * 12
+    assert out["most"] == 1

@@ -21,12 +21,12 @@ router = APIRouter(prefix="/api", tags=["api"])
 async def health(session: SessionDep, request: Request, response: Response) -> Health:
     """Whether the app, its database and the code sandbox are usable; 503 when the database
     is not (so a container health check fails)."""
+    status = await request.app.state.sandbox.status()  # before the query: see pages.py
     try:
         session.execute(text("SELECT 1"))
         database = "ok"
     except Exception as exc:  # the point is to report it, whatever it is
         database = f"error: {type(exc).__name__}"
-    status = await request.app.state.sandbox.status()
     if database != "ok":
         response.status_code = 503
     return Health(

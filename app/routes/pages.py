@@ -19,6 +19,8 @@ router = APIRouter(include_in_schema=False)
 # Handlers are `async def` although their queries are synchronous: SQLite answers these
 # reads from a local file in well under a millisecond, less than the hop to a worker thread
 # that FastAPI makes for plain `def` handlers (see bench/http_load.py for the figures).
+# The rule that comes with it: never `await` while the session holds a connection (after
+# its first query), or many waiting requests exhaust the pool and block the loop.
 
 
 @router.api_route("/", methods=["GET", "HEAD"])
@@ -71,6 +73,6 @@ async def item_list(
 @router.api_route("/items/{slug}", methods=["GET", "HEAD"])
 async def item_detail(request: Request, slug: str, session: SessionDep) -> HTMLResponse:
     """One question: explanation, tables, code, quiz prompts, neighbours."""
+    sandbox = await request.app.state.sandbox.status()  # before the queries: see above
     page = items.item_page(session, slug=slug)
-    sandbox = await request.app.state.sandbox.status()
     return render(request, "items/detail.html", {"page": page, "sandbox": sandbox})

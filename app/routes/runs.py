@@ -70,6 +70,7 @@ async def start_run(
     item_id = None
     if body.item:
         item_id = items.get_item(session, slug=body.item).id
+    session.close()  # give the connection back before waiting on the sandbox
     run = await hub_of(request).start(
         code=body.code,
         backend=body.backend,
