@@ -176,7 +176,7 @@ def test_many_item_pages_at_once_while_the_sandbox_is_slow(settings, tmp_path) -
     import asyncio
     import json
 
-    import httpx
+    import httpx2 as httpx
 
     from app.main import create_app
 
