@@ -7,22 +7,25 @@ import gc
 import logging
 from collections.abc import AsyncIterator, Iterator, Mapping
 from contextlib import asynccontextmanager, contextmanager
+from urllib.parse import quote
 
 from fastapi import FastAPI, Request
 from fastapi.encoders import jsonable_encoder
 from fastapi.exceptions import RequestValidationError
 from fastapi.openapi.docs import get_swagger_ui_html
-from fastapi.responses import HTMLResponse, JSONResponse, Response
+from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from app import migrate
 from app.db import make_engine
 from app.errors import DomainError
+from app.identity import SignInRequired
 from app.importer import import_content
-from app.routes import api, pages, runs
+from app.routes import accounts, api, me, pages, progress, runs
 from app.sandbox_client import SandboxClient
-from app.services.ratelimit import RateLimited, RunLimiter
+from app.services.accounts import BadCredentials, InvalidToken
+from app.services.ratelimit import AccountLimits, RateLimited, RunLimiter
 from app.services.runs import RunHub, RunRejected, SandboxBusy
 from app.settings import DATA_DIR, Settings
 from app.static_files import VersionedStaticFiles
@@ -128,12 +131,15 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     )
     app.state.settings = settings
     app.state.engine = engine
+    app.state.secret_key = settings.resolved_secret_key()
+    app.state.account_limits = AccountLimits()
     app.state.sandbox = SandboxClient(settings.sandbox_socket)
     app.add_middleware(VisitorCookie)
     app.add_middleware(SecurityHeaders)
     app.mount("/static", VersionedStaticFiles(directory=STATIC_DIR), name="static")
     app.include_router(api.router)
     app.include_router(runs.router)
+    app.include_router(me.router)
 
     @app.get("/docs", include_in_schema=False)
     async def api_docs() -> HTMLResponse:
@@ -146,6 +152,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         )
 
     app.include_router(pages.router)
+    app.include_router(progress.router)
+    app.include_router(accounts.router)
     _add_error_handlers(app)
     return app
 
@@ -182,6 +190,13 @@ def _add_error_handlers(app: FastAPI) -> None:
         if isinstance(exc, RunRejected):
             return _rejected(exc.message)
         headers = None
+        if isinstance(exc, SignInRequired) and not _wants_json(request):
+            return RedirectResponse(f"/signin?next={quote(request.url.path)}", status_code=303)
+        if isinstance(exc, SignInRequired):
+            message = "Authentication required: send a bearer token from POST /api/token."
+            return _error(request, 401, message, {"WWW-Authenticate": "Bearer"})
+        if isinstance(exc, InvalidToken | BadCredentials) and _wants_json(request):
+            headers = {"WWW-Authenticate": 'Bearer error="invalid_token"'}
         if isinstance(exc, SandboxBusy):
             headers = {"Retry-After": str(exc.retry_after_seconds)}
         return _error(request, exc.status, exc.message, headers)

@@ -58,6 +58,13 @@ class Settings(BaseSettings):
         2, ge=1, description="Runs one visitor may have queued or running at once."
     )
 
+    session_days: int = Field(
+        30, ge=1, le=365, description="Days a browser stays signed in (HttpOnly session cookie)."
+    )
+    token_minutes: int = Field(
+        60, ge=1, le=60 * 24 * 30, description="Minutes a bearer token from /api/token is valid."
+    )
+
     @model_validator(mode="after")
     def _production_needs_explicit_secret(self) -> Settings:
         if self.environment is Environment.production and not self.secret_key:

@@ -10,6 +10,7 @@ from fastapi import Request
 from fastapi.responses import HTMLResponse
 from fastapi.templating import Jinja2Templates
 
+from app.identity import Identity, csrf_token
 from app.settings import PROJECT_ROOT
 
 STATIC_DIR = PROJECT_ROOT / "static"
@@ -27,6 +28,16 @@ templates = Jinja2Templates(directory=PROJECT_ROOT / "templates")
 templates.env.trim_blocks = True
 templates.env.lstrip_blocks = True
 templates.env.globals["asset"] = asset_url
+templates.env.globals["csrf_token"] = csrf_token
+
+
+def viewer(request: Request) -> Identity | None:
+    """Who the page is for, when the route resolved it (error pages may not have)."""
+    identity: Identity | None = getattr(request.state, "identity", None)
+    return identity
+
+
+templates.env.globals["viewer"] = viewer
 
 
 def is_htmx(request: Request) -> bool:

@@ -152,7 +152,7 @@ def test_wrong_method_is_405_with_allow(client: TestClient) -> None:
 def test_item_headings_continue_the_page_outline(client: TestClient) -> None:
     html = client.get("/items/activation-functions").text
     assert '<h2 id="h-common-activation-functions">' in html
-    assert "<h3" not in html.split('class="prose"')[1].split("</div>\n  <section")[0]
+    assert "<h3" not in html.split('class="prose"')[1].split('<section id="study"')[0]
 
 
 def test_api_docs_are_served_locally_with_a_csp_only_there(client: TestClient) -> None:

@@ -15,6 +15,7 @@ from sqlmodel import Session, select
 from app.main import create_app
 from app.models import Item, Run
 from app.settings import Settings
+from tests.forms import csrf_headers
 from tests.sandbox_worker import WorkerHandle, needs_isolation, running_worker
 
 pytestmark = needs_isolation
@@ -207,11 +208,14 @@ def test_two_visitors_run_at_the_same_time(run_client: TestClient) -> None:
 
 def test_another_visitor_cannot_read_follow_or_cancel_a_run(run_client: TestClient) -> None:
     run_client.cookies.set("backprop_visitor", "visitor-a")
-    run_id = run_client.post("/api/runs", json={"code": "print('mine')"}).json()["id"]
+    run_id = run_client.post(
+        "/api/runs", json={"code": "print('mine')"}, headers=csrf_headers(run_client)
+    ).json()["id"]
     events_of(run_client, run_id)
     run_client.cookies.set("backprop_visitor", "visitor-b")
     assert run_client.get(f"/api/runs/{run_id}").status_code == 404
     assert run_client.get(f"/api/runs/{run_id}/events").status_code == 404
-    assert run_client.post(f"/api/runs/{run_id}/cancel").status_code == 404
+    cancel = run_client.post(f"/api/runs/{run_id}/cancel", headers=csrf_headers(run_client))
+    assert cancel.status_code == 404
     run_client.cookies.set("backprop_visitor", "visitor-a")
     assert run_client.get(f"/api/runs/{run_id}").json()["stdout"] == "mine\n"

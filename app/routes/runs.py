@@ -7,17 +7,20 @@ import json
 from collections.abc import AsyncIterator
 from typing import Any, Literal
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter, Depends, Request
 from fastapi.responses import StreamingResponse
 from pydantic import BaseModel, Field
 
 from app.db import SessionDep
+from app.identity import Identity, IdentityDep, identify
+from app.models import Run
 from app.schemas import ErrorBody
 from app.services import items
+from app.services.mine import learner_for
 from app.services.runs import RunHub, run_public
-from app.visitors import VisitorDep
 
-router = APIRouter(prefix="/api/runs", tags=["runs"])
+# Runs belong to a learner: the signed-in user's (cookie or bearer token) or the guest's.
+router = APIRouter(prefix="/api/runs", tags=["runs"], dependencies=[Depends(identify)])
 HEARTBEAT_SECONDS = 15
 
 
@@ -64,17 +67,22 @@ def hub_of(request: Request) -> RunHub:
     responses={400: {"model": ErrorBody}, 429: {"model": ErrorBody}, 503: {"model": ErrorBody}},
 )
 async def start_run(
-    body: RunCreate, request: Request, session: SessionDep, visitor: VisitorDep
+    body: RunCreate, request: Request, session: SessionDep, identity: IdentityDep
 ) -> RunAccepted:
     """Queue code to run; follow it at /api/runs/{id}/events."""
     item_id = None
     if body.item:
         item_id = items.get_item(session, slug=body.item).id
+    learner = learner_for(session, identity, create=True)
+    assert learner is not None
+    learner_id = learner.id  # read before the commit expires it
+    session.commit()
     session.close()  # give the connection back before waiting on the sandbox
     run = await hub_of(request).start(
         code=body.code,
         backend=body.backend,
-        visitor=visitor,
+        visitor=identity.owner_key,
+        learner_id=learner_id,
         item_id=item_id,
         sample_index=body.sample,
     )
@@ -82,16 +90,27 @@ async def start_run(
 
 
 @router.get("/{run_id}", responses={404: {"model": ErrorBody}})
-async def get_run(run_id: str, request: Request, visitor: VisitorDep) -> RunPublic:
+async def get_run(
+    run_id: str, request: Request, session: SessionDep, identity: IdentityDep
+) -> RunPublic:
     """The run as it stands: its output so far is in the events stream."""
-    return RunPublic(**run_public(hub_of(request).owned(run_id, visitor=visitor)))
+    return RunPublic(**run_public(owned(request, session, identity, run_id)))
+
+
+def owned(request: Request, session: SessionDep, identity: Identity, run_id: str) -> Run:
+    """The run if it is the asker's; anyone else gets the same 404 as for no run at all."""
+    learner = learner_for(session, identity, create=False)
+    session.close()  # the stream that may follow must not hold a connection
+    return hub_of(request).owned(run_id, learner_id=learner.id if learner else None)
 
 
 @router.post("/{run_id}/cancel", status_code=202, responses={404: {"model": ErrorBody}})
-async def cancel_run(run_id: str, request: Request, visitor: VisitorDep) -> RunAccepted:
+async def cancel_run(
+    run_id: str, request: Request, session: SessionDep, identity: IdentityDep
+) -> RunAccepted:
     """Stop a queued or running run; it ends with verdict `killed`."""
     hub = hub_of(request)
-    hub.owned(run_id, visitor=visitor)
+    owned(request, session, identity, run_id)
     run = hub.cancel(run_id)
     return RunAccepted(id=run.id, status=run.status)
 
@@ -101,10 +120,12 @@ async def cancel_run(run_id: str, request: Request, visitor: VisitorDep) -> RunA
     response_class=StreamingResponse,
     responses={200: {"content": {"text/event-stream": {}}}, 404: {"model": ErrorBody}},
 )
-async def run_events(run_id: str, request: Request, visitor: VisitorDep) -> StreamingResponse:
+async def run_events(
+    run_id: str, request: Request, session: SessionDep, identity: IdentityDep
+) -> StreamingResponse:
     """Server-sent events: queued, started, stdout, stderr, then result (the run)."""
     hub = hub_of(request)
-    hub.owned(run_id, visitor=visitor)  # 404 before the stream starts
+    owned(request, session, identity, run_id)  # 404 before the stream starts
 
     async def stream() -> AsyncIterator[str]:
         events = hub.events(run_id).__aiter__()

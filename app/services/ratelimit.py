@@ -49,3 +49,53 @@ class RunLimiter:
 
     def finished(self, key: str) -> None:
         self._active[key] = max(0, self._active[key] - 1)
+
+
+@dataclass
+class SlidingWindow:
+    """At most `limit` hits per key in any `window_seconds`: sign-in and sign-up attempts."""
+
+    limit: int
+    window_seconds: float
+    message: str  # what the person is told; "{wait}" becomes the seconds to wait
+    _hits: dict[str, deque[float]] = field(default_factory=lambda: defaultdict(deque))
+
+    def check(self, key: str) -> None:
+        """RateLimited when `key` has used up its window (counts nothing)."""
+        now = time.monotonic()
+        hits = self._hits[key]
+        while hits and now - hits[0] > self.window_seconds:
+            hits.popleft()
+        if len(hits) >= self.limit:
+            wait = max(1, math.ceil(self.window_seconds - (now - hits[0])))
+            raise RateLimited(self.message.format(wait=_in_words(wait)), wait)
+
+    def hit(self, key: str) -> None:
+        """Count one attempt for `key`, after checking that it may make one."""
+        self.check(key)
+        self._hits[key].append(time.monotonic())
+
+
+def _in_words(seconds: int) -> str:
+    return f"{seconds} s" if seconds < 120 else f"{math.ceil(seconds / 60)} minutes"
+
+
+@dataclass
+class AccountLimits:
+    """Guards against password guessing and mass sign-ups, per client and per account."""
+
+    sign_in_per_client: SlidingWindow = field(
+        default_factory=lambda: SlidingWindow(
+            30, 600, "Too many sign-in attempts from here; try again in {wait}."
+        )
+    )
+    failures_per_account: SlidingWindow = field(
+        default_factory=lambda: SlidingWindow(
+            5, 900, "Too many wrong passwords for this account; try again in {wait}."
+        )
+    )
+    sign_up_per_client: SlidingWindow = field(
+        default_factory=lambda: SlidingWindow(
+            10, 3600, "Too many new accounts from here; try again in {wait}."
+        )
+    )

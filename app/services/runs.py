@@ -19,8 +19,9 @@ from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
 from app.errors import DomainError, NotFound
-from app.models import Run, utcnow
+from app.models import Item, Run, utcnow
 from app.sandbox_client import SandboxClient, SandboxUnavailable
+from app.services.mine import Mine
 from app.services.ratelimit import RunLimiter
 from sandbox.protocol import Backend, Limits, RunRequest, Verdict, check_code
 
@@ -81,6 +82,7 @@ class RunHub:
         code: object,
         backend: str,
         visitor: str,
+        learner_id: int | None = None,
         item_id: int | None = None,
         sample_index: int | None = None,
     ) -> Run:
@@ -96,6 +98,7 @@ class RunHub:
         run = Run(
             id=secrets.token_hex(16),
             visitor=visitor,
+            learner_id=learner_id,
             item_id=item_id,
             sample_index=sample_index,
             code_sha256=hashlib.sha256(encoded).hexdigest(),
@@ -206,6 +209,20 @@ class RunHub:
             finished_at=utcnow(),
             **{k: result[k] for k in keys if k in result},
         )
+        self._count_practice(run_id)
+
+    def _count_practice(self, run_id: str) -> None:
+        """A finished run is practice for its learner, and on its item when it had one. Runs
+        that never started (refused, or our own failure) are not the learner's doing."""
+        with Session(self.engine) as session:
+            run = session.get(Run, run_id)
+            if run is None or run.learner_id is None:
+                return
+            if run.verdict in (Verdict.REJECTED.value, Verdict.INTERNAL_ERROR.value):
+                return
+            item = session.get(Item, run.item_id) if run.item_id else None
+            Mine(session, run.learner_id).record_run(item, ok=run.verdict == Verdict.OK.value)
+            session.commit()
 
     def get(self, run_id: str) -> Run:
         with Session(self.engine) as session:
@@ -214,10 +231,10 @@ class RunHub:
             raise RunNotFound(run_id)
         return run
 
-    def owned(self, run_id: str, *, visitor: str) -> Run:
-        """The run, if it is this visitor's; anyone else gets the same answer as for no run."""
+    def owned(self, run_id: str, *, learner_id: int | None) -> Run:
+        """The run, if it is this learner's; anyone else gets the same answer as for no run."""
         run = self.get(run_id)
-        if run.visitor != visitor:
+        if learner_id is None or run.learner_id != learner_id:
             raise RunNotFound(run_id)
         return run
 

@@ -118,6 +118,32 @@
     const summary = document.querySelector("#results .results-count, #results .empty-state h2");
     status.textContent = summary ? summary.textContent.replace(/\s+/g, " ").trim() : "";
   });
+  // A refused htmx request (a note too long, an expired form, a lost connection) swaps
+  // nothing: say why in a live region instead of failing silently.
+  function toast(text) {
+    let box = document.getElementById("toast");
+    if (!box) {
+      box = document.createElement("div");
+      box.id = "toast";
+      box.className = "toast";
+      box.setAttribute("role", "alert");
+      document.body.appendChild(box);
+    }
+    box.textContent = text;
+    box.hidden = false;
+    clearTimeout(box.hideTimer);
+    box.hideTimer = setTimeout(() => { box.hidden = true; }, 8000);
+  }
+  document.addEventListener("htmx:responseError", (event) => {
+    const xhr = event.detail.xhr;
+    const doc = new DOMParser().parseFromString(xhr.responseText || "", "text/html");
+    const message = doc.querySelector(".error-page p:not(.error-code)");
+    toast(message ? message.textContent.trim() : `The server answered ${xhr.status}; nothing was changed.`);
+  });
+  document.addEventListener("htmx:sendError", () => {
+    toast("Could not reach the server; nothing was changed. Check your connection and try again.");
+  });
+
   // Back restores a page rendered by the server: label the theme toggle again.
   document.addEventListener("htmx:historyRestore", labelToggle);
 

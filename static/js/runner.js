@@ -10,6 +10,12 @@
   const devices = Object.fromEntries(
     (article.dataset.devices || "").split(";").filter(Boolean).map((pair) => pair.split("=")));
 
+  // State-changing requests carry the page's CSRF token (see app/identity.py).
+  function csrfToken() {
+    const meta = document.querySelector('meta[name="csrf-token"]');
+    return meta ? meta.content : "";
+  }
+
   const NEEDS = {
     cuda: "needs a CUDA GPU" + (backends.includes("cuda") ? "" : ", which this server does not have"),
     network: "downloads weights or data, and runs here have no network",
@@ -136,7 +142,7 @@
       try {
         response = await fetch("/api/runs", {
           method: "POST",
-          headers: { "Content-Type": "application/json", "Accept": "application/json" },
+          headers: { "Content-Type": "application/json", "Accept": "application/json", "X-CSRF-Token": csrfToken() },
           body: JSON.stringify({ code: editor.getValue(), backend: picker.value, item: article.dataset.item, sample: Number(index) }),
         });
       } catch (e) {
@@ -178,7 +184,7 @@
     cancelButton.addEventListener("click", () => {
       if (!run) return;
       state.textContent = "Cancelling…";
-      fetch(`/api/runs/${run.id}/cancel`, { method: "POST" });
+      fetch(`/api/runs/${run.id}/cancel`, { method: "POST", headers: { "X-CSRF-Token": csrfToken() } });
     });
     resetButton.addEventListener("click", () => {
       editor.setValue(original);
