@@ -219,3 +219,33 @@ def test_another_visitor_cannot_read_follow_or_cancel_a_run(run_client: TestClie
     assert cancel.status_code == 404
     run_client.cookies.set("backprop_visitor", "visitor-a")
     assert run_client.get(f"/api/runs/{run_id}").json()["stdout"] == "mine\n"
+
+
+def test_a_signed_in_users_run_counts_as_practice_on_its_item(run_client: TestClient) -> None:
+    from tests.forms import sign_up
+
+    sign_up(run_client, "runner")
+    run_id = run_client.post(
+        "/api/runs",
+        json={"code": "print('hi')", "backend": "cpu", "item": "dropout", "sample": 1},
+        headers=csrf_headers(run_client),
+    ).json()["id"]
+    assert events_of(run_client, run_id)[-1][1]["verdict"] == "ok"
+    mine = run_client.get("/api/me/items/dropout").json()
+    assert (mine["runs"], mine["runs_ok"], mine["status"]) == (1, 1, "practising")
+    progress = run_client.get("/api/me/progress").json()
+    assert progress["recent_runs"][0]["id"] == run_id and progress["streak_days"] == 1
+    assert "print" not in str(progress["recent_runs"])  # the code itself is never echoed
+
+
+def test_runs_started_with_a_bearer_token_belong_to_that_user(run_client: TestClient) -> None:
+    password = "correct horse battery"
+    run_client.post("/api/users", json={"username": "apiuser", "password": password})
+    token = run_client.post("/api/token", data={"username": "apiuser", "password": password})
+    auth = {"Authorization": f"Bearer {token.json()['access_token']}"}
+    run_id = run_client.post("/api/runs", json={"code": "print(2)"}, headers=auth).json()["id"]
+    run_client.cookies.clear()
+    assert run_client.get(f"/api/runs/{run_id}").status_code == 404  # not a stranger's
+    assert run_client.get(f"/api/runs/{run_id}", headers=auth).status_code == 200
+    export = run_client.get("/api/me/export", headers=auth).json()
+    assert [r["id"] for r in export["runs"]] == [run_id]

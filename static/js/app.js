@@ -118,6 +118,19 @@
     const summary = document.querySelector("#results .results-count, #results .empty-state h2");
     status.textContent = summary ? summary.textContent.replace(/\s+/g, " ").trim() : "";
   });
+  // A swap replaces the button that was pressed: give focus back to its replacement (same
+  // id), so keyboard and screen-reader users stay where they were.
+  let focusedId = null;
+  document.addEventListener("htmx:beforeSwap", () => {
+    focusedId = document.activeElement && document.activeElement.id;
+  });
+  document.addEventListener("htmx:afterSettle", () => {
+    if (!focusedId || (document.activeElement && document.activeElement !== document.body)) return;
+    const again = document.getElementById(focusedId);
+    if (again) again.focus();
+    focusedId = null;
+  });
+
   // A refused htmx request (a note too long, an expired form, a lost connection) swaps
   // nothing: say why in a live region instead of failing silently.
   function toast(text) {

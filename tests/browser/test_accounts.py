@@ -75,6 +75,8 @@ def bookmark_this_item(page: Page) -> None:
     expect(bookmark_button(page)).to_have_attribute("aria-pressed", "true")
     assert page.url == url
     assert page.evaluate("window.__samePage") is True, "bookmarking reloaded the page"
+    # The swap replaced the button that was pressed; focus moves to its replacement.
+    expect(bookmark_button(page)).to_be_focused()
 
 
 def stat(page: Page, label: str) -> Locator:

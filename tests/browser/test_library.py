@@ -27,7 +27,7 @@ def test_browse_from_home_to_an_item(page: Page) -> None:
         "What are the most common activation functions"
     )
     expect(page.locator(".prose table")).to_have_count(1)
-    expect(page.locator(".quiz-prompts li")).to_have_count(2)
+    expect(page.locator(".recall-list .recall")).to_have_count(2)
     screenshot(page, "item-light")
 
 
