@@ -194,10 +194,8 @@ def test_dashboard_and_api_show_the_same_figures(client: TestClient) -> None:
     assert [b["slug"] for b in api["bookmarks"]] == ["dropout"]
     page = client.get("/dashboard").text
     assert 'aria-label="Deep learning: 0 mastered, 1 practising, 1 seen, of 38"' in page
-    assert (
-        '<span class="stat-value">1</span><span class="stat-label"><span class="status-dot status-practising"'
-        in page
-    )
+    practising = '<span class="stat-value">1</span><span class="stat-label"><span class="status-dot'
+    assert f'{practising} status-practising"' in page
     assert (
         page.count('class="cal-0"') + sum(page.count(f'class="cal-{n}"') for n in range(1, 5))
         >= 7 * 25
