@@ -13,8 +13,8 @@ from typing import Annotated
 
 from fastapi import Depends, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+from sqlmodel import Session
 
-from app.db import SessionDep
 from app.errors import DomainError
 from app.models import User
 from app.services import accounts
@@ -94,10 +94,10 @@ async def _check_csrf(request: Request, bearer: bool) -> None:
 
 async def identify(
     request: Request,
-    session: SessionDep,
     credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
 ) -> Identity:
-    """Resolve who is asking (at most one query) and enforce CSRF for browsers."""
+    """Resolve who is asking (at most one query) and enforce CSRF for browsers. A session
+    of its own, opened only for a cookie or token: most requests need no database here."""
     cached: Identity | None = getattr(request.state, "identity", None)
     if cached is not None:
         return cached
@@ -105,16 +105,15 @@ async def identify(
     visitor = visitor_key(request)
     token = request.cookies.get(SESSION_COOKIE)
     if credentials is not None:
-        by_token = accounts.user_of_token(session, credentials.credentials)
+        with Session(request.app.state.engine) as session:
+            by_token = accounts.user_of_token(session, credentials.credentials)
         identity = Identity(visitor=visitor, user=by_token, session_token=None, by_token=True)
     elif token:
-        user = accounts.user_of_session(session, token)
+        with Session(request.app.state.engine) as session:
+            user = accounts.user_of_session(session, token)
         identity = Identity(visitor=visitor, user=user, session_token=token if user else None)
     else:
         identity = Identity(visitor=visitor, user=None, session_token=None)
-    if credentials is not None or token:
-        # Give the connection back: handlers may await (the sandbox) before their queries.
-        session.close()
     request.state.identity = identity
     return identity
 

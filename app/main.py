@@ -137,9 +137,15 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.add_middleware(VisitorCookie)
     app.add_middleware(SecurityHeaders)
     app.mount("/static", VersionedStaticFiles(directory=STATIC_DIR), name="static")
+    # Routes are tried in order, each included router scanning all of its own: the pages go
+    # first (no path of theirs overlaps another's), so the item page is found without first
+    # testing every API route.
+    app.include_router(pages.router)
     app.include_router(api.router)
     app.include_router(runs.router)
     app.include_router(me.router)
+    app.include_router(progress.router)
+    app.include_router(accounts.router)
 
     @app.get("/docs", include_in_schema=False)
     async def api_docs() -> HTMLResponse:
@@ -151,9 +157,6 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             swagger_favicon_url=asset_url("icons/backprop.svg"),
         )
 
-    app.include_router(pages.router)
-    app.include_router(progress.router)
-    app.include_router(accounts.router)
     _add_error_handlers(app)
     return app
 

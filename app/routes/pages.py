@@ -7,6 +7,8 @@ from urllib.parse import urlencode
 
 from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import HTMLResponse
+from sqlalchemy import Engine
+from sqlmodel import Session
 
 from app.db import SessionDep
 from app.errors import InvalidFilter
@@ -102,19 +104,25 @@ async def item_list(
 
 
 @router.api_route("/items/{slug}", methods=["GET", "HEAD"])
-async def item_detail(
-    request: Request, slug: str, session: SessionDep, identity: IdentityDep
-) -> HTMLResponse:
+async def item_detail(request: Request, slug: str, identity: IdentityDep) -> HTMLResponse:
     """One question: explanation, tables, code, quiz prompts, neighbours, and what the
     reader has done with it. Opening it counts as a visit for a returning browser."""
     sandbox = await request.app.state.sandbox.status()  # before the queries: see above
-    page = items.item_page(session, slug=slug)
+    # The hottest page reads plain rows on a connection of its own, closed before rendering:
+    # the session dependency and ORM entities were half of its time (bench/http_load.py).
+    engine: Engine = request.app.state.engine
+    with engine.connect() as connection:
+        page = items.item_detail(connection, slug=slug)
     # A browser on its first request has no cookie yet: one that never keeps cookies (a bot,
     # a load test) would otherwise leave a new learner behind at every request.
     returning = identity.user is not None or VISITOR_COOKIE in request.cookies
-    data = mine(session, identity, create=returning and request.method == "GET")
-    if data is not None and request.method == "GET":
-        data.record_visit(page.item)
-        session.commit()
-    study = study_context(page.item, data, page.prompts)
+    if not returning:
+        study = study_context(page.item, None, page.prompts)
+    else:
+        with Session(engine) as session:
+            data = mine(session, identity, create=request.method == "GET")
+            if data is not None and request.method == "GET":
+                data.record_visit(page.item)
+                session.commit()
+            study = study_context(page.item, data, page.prompts)
     return render(request, "items/detail.html", {"page": page, "sandbox": sandbox, **study})

@@ -35,7 +35,7 @@ async def dashboard(request: Request, session: SessionDep, identity: IdentityDep
     )
 
 
-def study_context(item: Item, data: Mine | None, prompts: list[Any]) -> dict[str, Any]:
+def study_context(item: Any, data: Mine | None, prompts: list[Any]) -> dict[str, Any]:
     """What the item page's progress parts need: status, bookmark, checks, note."""
     row = data.progress_of(item) if data else None
     latest: dict[int, bool] = {}

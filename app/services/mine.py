@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
-from typing import Any
+from typing import Any, Protocol
 
 from sqlalchemy import case, delete, func, update
 from sqlalchemy.dialects import postgresql, sqlite
@@ -35,6 +35,18 @@ from app.services.catalogue import Catalogue
 from app.services.progress import Check, Status
 
 MAX_NOTE_LENGTH = 20_000
+
+
+class ItemKey(Protocol):
+    """What progress needs of an item: an ORM Item or the item page's plain row."""
+
+    @property
+    def id(self) -> int | None: ...
+
+    @property
+    def number(self) -> int: ...
+
+
 RECENT_RUNS = 8
 
 
@@ -213,7 +225,7 @@ class Mine:
 
     # Reading
 
-    def progress_of(self, item: Item) -> ItemProgress | None:
+    def progress_of(self, item: ItemKey) -> ItemProgress | None:
         return self.session.get(ItemProgress, (self.learner_id, item.id))
 
     def progress_by_item(self) -> dict[int, ItemProgress]:
@@ -222,7 +234,7 @@ class Mine:
         )
         return {p.item_id: p for p in rows}
 
-    def checks_of(self, item: Item) -> list[RecallCheck]:
+    def checks_of(self, item: ItemKey) -> list[RecallCheck]:
         return list(
             self.session.exec(
                 select(RecallCheck)
@@ -251,7 +263,7 @@ class Mine:
 
     # Writing (the caller commits: one request, one transaction)
 
-    def record_visit(self, item: Item, *, now: datetime | None = None) -> None:
+    def record_visit(self, item: ItemKey, *, now: datetime | None = None) -> None:
         """The learner opened the item's page: new becomes seen; the day counts as read."""
         now = now or utcnow()
         _upsert(
@@ -283,12 +295,12 @@ class Mine:
         )
         self._count_day(now.date(), views=1)
 
-    def set_bookmark(self, item: Item, *, on: bool) -> ItemProgress:
+    def set_bookmark(self, item: ItemKey, *, on: bool) -> ItemProgress:
         row = self._row(item)
         row.bookmarked = on
         return self._save(row)
 
-    def set_note(self, item: Item, *, text: str) -> ItemProgress:
+    def set_note(self, item: ItemKey, *, text: str) -> ItemProgress:
         text = text.replace("\r\n", "\n").strip()
         if len(text) > MAX_NOTE_LENGTH:
             raise NoteTooLong(len(text))
@@ -297,7 +309,7 @@ class Mine:
         return self._save(row)
 
     def record_check(
-        self, item: Item, *, prompt: int, knew: bool, now: datetime | None = None
+        self, item: ItemKey, *, prompt: int, knew: bool, now: datetime | None = None
     ) -> ItemProgress:
         """The learner's own verdict on one prompt (0 is the item's question itself)."""
         positions = _prompt_positions(self.session, item)
@@ -316,7 +328,7 @@ class Mine:
         self._count_day(now.date(), checks=1)
         return self.refresh_status(item)
 
-    def record_run(self, item: Item | None, *, ok: bool, now: datetime | None = None) -> None:
+    def record_run(self, item: ItemKey | None, *, ok: bool, now: datetime | None = None) -> None:
         """A run ended; it counts as practice on the day, and on its item when it had one."""
         now = now or utcnow()
         self._count_day(now.date(), runs=1)
@@ -327,7 +339,7 @@ class Mine:
             self._save(row)
             self.refresh_status(item)
 
-    def refresh_status(self, item: Item) -> ItemProgress:
+    def refresh_status(self, item: ItemKey) -> ItemProgress:
         """Derive the item's status again from everything recorded for it."""
         row = self._row(item)
         self.session.flush()
@@ -348,7 +360,7 @@ class Mine:
         ).value
         return self._save(row)
 
-    def _row(self, item: Item) -> ItemProgress:
+    def _row(self, item: ItemKey) -> ItemProgress:
         row = self.progress_of(item)
         if row is None:
             row = ItemProgress(learner_id=self.learner_id, item_id=_id(item))
@@ -510,7 +522,7 @@ class Mine:
         }
 
 
-def _id(row: Item | User) -> int:
+def _id(row: ItemKey | User) -> int:
     assert row.id is not None, "a stored row has an id"
     return row.id
 
@@ -548,7 +560,7 @@ def _next_step(
     return None, "You have opened every question."
 
 
-def _prompt_positions(session: Session, item: Item) -> list[int]:
+def _prompt_positions(session: Session, item: ItemKey) -> list[int]:
     return list(
         session.exec(
             select(QuizPrompt.position)
