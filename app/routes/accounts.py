@@ -55,6 +55,18 @@ def sign_in_response(request: Request, token: str, target: str) -> RedirectRespo
     return response
 
 
+def form_again(
+    request: Request, page: str, exc: DomainError | RateLimited, *, next: str, username: str
+) -> Response:
+    """The form once more, with what went wrong and the username kept (never the password)."""
+    status = exc.status if isinstance(exc, DomainError) else 429
+    context = {"next": next, "error": exc.message, "username": username}
+    response = render(request, page, context, status_code=status)
+    if isinstance(exc, RateLimited):
+        response.headers["Retry-After"] = str(exc.retry_after_seconds)
+    return response
+
+
 @router.get("/signup")
 async def signup_page(request: Request, identity: IdentityDep, next: str | None = None) -> Response:
     """The sign-up form."""
@@ -79,16 +91,7 @@ async def signup(
         user = accounts.create_user(session, username=username, password=password)
     except (DomainError, RateLimited) as exc:
         session.rollback()
-        status = exc.status if isinstance(exc, DomainError) else 429
-        response = render(
-            request,
-            "accounts/signup.html",
-            {"next": target, "error": exc.message, "username": username},
-            status_code=status,
-        )
-        if isinstance(exc, RateLimited):
-            response.headers["Retry-After"] = str(exc.retry_after_seconds)
-        return response
+        return form_again(request, "accounts/signup.html", exc, next=target, username=username)
     carry_guest_into_account(session, visitor=identity.visitor, user=user)
     token = accounts.start_session(session, user=user, days=request.app.state.settings.session_days)
     session.commit()
@@ -126,16 +129,7 @@ async def signin(
             raise
     except (DomainError, RateLimited) as exc:
         session.rollback()
-        status = exc.status if isinstance(exc, DomainError) else 429
-        response = render(
-            request,
-            "accounts/signin.html",
-            {"next": target, "error": exc.message, "username": username},
-            status_code=status,
-        )
-        if isinstance(exc, RateLimited):
-            response.headers["Retry-After"] = str(exc.retry_after_seconds)
-        return response
+        return form_again(request, "accounts/signin.html", exc, next=target, username=username)
     if identity.session_token:
         accounts.end_session(session, identity.session_token)
     carry_guest_into_account(session, visitor=identity.visitor, user=user)

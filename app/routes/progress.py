@@ -10,7 +10,7 @@ from fastapi import APIRouter, Depends, Form, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from app.db import SessionDep
-from app.identity import IdentityDep, identify
+from app.identity import Identity, IdentityDep, identify
 from app.models import Item, ItemProgress
 from app.services import items
 from app.services.catalogue import load_catalogue
@@ -64,6 +64,14 @@ def _answer(
     return render(request, fragment, study_context(item, data, page.prompts), fragment=fragment)
 
 
+def _item_and_mine(session: SessionDep, identity: Identity, slug: str) -> tuple[Item, Mine]:
+    """The item (404 when unknown) and the asker's data, which the change will create."""
+    item = items.get_item(session, slug=slug)
+    data = mine(session, identity, create=True)
+    assert data is not None, "create=True always gives a learner"
+    return item, data
+
+
 @router.post("/items/{slug}/bookmark")
 async def bookmark(
     request: Request,
@@ -73,9 +81,7 @@ async def bookmark(
     on: Annotated[bool, Form()],
 ) -> Response:
     """Bookmark the item, or take the bookmark off."""
-    item = items.get_item(session, slug=slug)
-    data = mine(session, identity, create=True)
-    assert data is not None
+    item, data = _item_and_mine(session, identity, slug)
     data.set_bookmark(item, on=on)
     return _answer(request, session, item, data, "items/_status.html")
 
@@ -90,9 +96,7 @@ async def check(
     knew: Annotated[bool, Form()],
 ) -> Response:
     """Record whether the learner could answer one of the item's prompts."""
-    item = items.get_item(session, slug=slug)
-    data = mine(session, identity, create=True)
-    assert data is not None
+    item, data = _item_and_mine(session, identity, slug)
     data.record_check(item, prompt=prompt, knew=knew)
     return _answer(request, session, item, data, "items/_study.html")
 
@@ -106,9 +110,7 @@ async def note(
     text: Annotated[str, Form(max_length=MAX_NOTE_LENGTH * 2)] = "",
 ) -> Response:
     """Save the learner's private note on the item (Markdown; an empty note removes it)."""
-    item = items.get_item(session, slug=slug)
-    data = mine(session, identity, create=True)
-    assert data is not None
+    item, data = _item_and_mine(session, identity, slug)
     data.set_note(item, text=text)
     return _answer(request, session, item, data, "items/_study.html")
 
