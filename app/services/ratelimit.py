@@ -21,37 +21,6 @@ class RateLimited(Exception):
 
 
 @dataclass
-class RunLimiter:
-    per_minute: int = 20
-    concurrent: int = 2
-    window_seconds: float = 60.0
-    _starts: dict[str, deque[float]] = field(default_factory=lambda: defaultdict(deque))
-    _active: dict[str, int] = field(default_factory=lambda: defaultdict(int))
-
-    def admit(self, key: str) -> None:
-        """Count a new run for `key`, or raise RateLimited."""
-        now = time.monotonic()
-        starts = self._starts[key]
-        while starts and now - starts[0] > self.window_seconds:
-            starts.popleft()
-        if self._active[key] >= self.concurrent:
-            raise RateLimited(
-                f"You already have {self.concurrent} runs going; wait for one to finish.", 2
-            )
-        if len(starts) >= self.per_minute:
-            wait = math.ceil(self.window_seconds - (now - starts[0]))
-            raise RateLimited(
-                f"That is {self.per_minute} runs in a minute, the limit; try again in {wait} s.",
-                max(wait, 1),
-            )
-        starts.append(now)
-        self._active[key] += 1
-
-    def finished(self, key: str) -> None:
-        self._active[key] = max(0, self._active[key] - 1)
-
-
-@dataclass
 class SlidingWindow:
     """At most `limit` hits per key in any `window_seconds`: sign-in and sign-up attempts."""
 
@@ -74,6 +43,35 @@ class SlidingWindow:
         """Count one attempt for `key`, after checking that it may make one."""
         self.check(key)
         self._hits[key].append(time.monotonic())
+
+
+@dataclass
+class RunLimiter:
+    """Runs per visitor: at most `concurrent` at once and `per_minute` started a minute."""
+
+    per_minute: int = 20
+    concurrent: int = 2
+    window_seconds: float = 60.0
+    _active: dict[str, int] = field(default_factory=lambda: defaultdict(int))
+
+    def __post_init__(self) -> None:
+        self._starts = SlidingWindow(
+            self.per_minute,
+            self.window_seconds,
+            f"That is {self.per_minute} runs in a minute, the limit; try again in {{wait}}.",
+        )
+
+    def admit(self, key: str) -> None:
+        """Count a new run for `key`, or raise RateLimited."""
+        if self._active[key] >= self.concurrent:
+            raise RateLimited(
+                f"You already have {self.concurrent} runs going; wait for one to finish.", 2
+            )
+        self._starts.hit(key)
+        self._active[key] += 1
+
+    def finished(self, key: str) -> None:
+        self._active[key] = max(0, self._active[key] - 1)
 
 
 def _in_words(seconds: int) -> str:
