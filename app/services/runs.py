@@ -179,7 +179,7 @@ class RunHub:
             await asyncio.sleep(30)
             self.live.pop(run_id, None)
 
-    def _update(self, run_id: str, **fields: Any) -> None:
+    def _update(self, run_id: str, *, count_practice: bool = False, **fields: Any) -> None:
         with Session(self.engine) as session:
             run = session.get(Run, run_id)
             if run is None:
@@ -187,9 +187,12 @@ class RunHub:
             for key, value in fields.items():
                 setattr(run, key, value)
             session.add(run)
+            if count_practice:
+                _count_practice(session, run)
             session.commit()
 
     def _finish(self, run_id: str, result: dict[str, Any]) -> None:
+        """Store the outcome and count it as practice, in one transaction."""
         keys = (
             "verdict",
             "exit_code",
@@ -205,24 +208,11 @@ class RunHub:
         )
         self._update(
             run_id,
+            count_practice=True,
             status="done",
             finished_at=utcnow(),
             **{k: result[k] for k in keys if k in result},
         )
-        self._count_practice(run_id)
-
-    def _count_practice(self, run_id: str) -> None:
-        """A finished run is practice for its learner, and on its item when it had one. Runs
-        that never started (refused, or our own failure) are not the learner's doing."""
-        with Session(self.engine) as session:
-            run = session.get(Run, run_id)
-            if run is None or run.learner_id is None:
-                return
-            if run.verdict in (Verdict.REJECTED.value, Verdict.INTERNAL_ERROR.value):
-                return
-            item = session.get(Item, run.item_id) if run.item_id else None
-            Mine(session, run.learner_id).record_run(item, ok=run.verdict == Verdict.OK.value)
-            session.commit()
 
     def get(self, run_id: str) -> Run:
         with Session(self.engine) as session:
@@ -284,6 +274,17 @@ class RunHub:
             task.cancel()
         with contextlib.suppress(asyncio.CancelledError):
             await asyncio.gather(*self.tasks, return_exceptions=True)
+
+
+def _count_practice(session: Session, run: Run) -> None:
+    """A finished run is practice for its learner, and on its item when it had one. Runs
+    that never started (refused, or our own failure) are not the learner's doing."""
+    if run.learner_id is None:
+        return
+    if run.verdict in (Verdict.REJECTED.value, Verdict.INTERNAL_ERROR.value):
+        return
+    item = session.get(Item, run.item_id) if run.item_id else None
+    Mine(session, run.learner_id).record_run(item, ok=run.verdict == Verdict.OK.value)
 
 
 def run_public(run: Run) -> dict[str, Any]:
