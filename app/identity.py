@@ -55,7 +55,6 @@ class Identity:
     visitor: str
     user: User | None
     session_token: str | None  # the browser's sign-in cookie, when it has a valid one
-    by_token: bool = False  # authenticated by a bearer token (an API client)
 
     @property
     def owner_key(self) -> str:
@@ -68,8 +67,12 @@ def csrf_token(request: Request) -> str:
     key: another site can neither read it nor forge it, and signing in or out changes it."""
     visitor = request.cookies.get(VISITOR_COOKIE) or request.scope.get("backprop.new_visitor", "")
     session = request.cookies.get(SESSION_COOKIE, "")
-    key = request.app.state.secret_key.encode()
-    return hmac.new(key, f"{visitor}|{session}".encode(), hashlib.sha256).hexdigest()[:40]
+    cached: str | None = getattr(request.state, "csrf_token", None)
+    if cached is None:  # a page puts it in every form: compute it once per request
+        key = request.app.state.secret_key.encode()
+        message = f"{visitor}|{session}".encode()
+        cached = request.state.csrf_token = hmac.new(key, message, hashlib.sha256).hexdigest()[:40]
+    return cached
 
 
 async def _check_csrf(request: Request, bearer: bool) -> None:
@@ -106,8 +109,8 @@ async def identify(
     token = request.cookies.get(SESSION_COOKIE)
     if credentials is not None:
         with Session(request.app.state.engine) as session:
-            by_token = accounts.user_of_token(session, credentials.credentials)
-        identity = Identity(visitor=visitor, user=by_token, session_token=None, by_token=True)
+            bearer = accounts.user_of_token(session, credentials.credentials)
+        identity = Identity(visitor=visitor, user=bearer, session_token=None)
     elif token:
         with Session(request.app.state.engine) as session:
             user = accounts.user_of_session(session, token)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 from fastapi.testclient import TestClient
+from httpx2 import Response
 
 
 def csrf_token(client: TestClient, path: str = "/") -> str:
@@ -22,30 +23,21 @@ def csrf_headers(client: TestClient) -> dict[str, str]:
 PASSWORD = "correct horse battery"
 
 
+def form(client: TestClient, path: str, *, token_from: str = "/", **data: str) -> Response:
+    """Post a form as the page at `token_from` would: with its CSRF token, not following
+    the redirect that answers success."""
+    token = csrf_token(client, token_from)
+    return client.post(path, data={**data, "csrf_token": token}, follow_redirects=False)
+
+
 def sign_up(client: TestClient, username: str, password: str = PASSWORD) -> None:
     """Create an account through the sign-up form; the client is then signed in."""
-    token = csrf_token(client, "/signup")
-    response = client.post(
-        "/signup",
-        data={"username": username, "password": password, "csrf_token": token},
-        follow_redirects=False,
-    )
+    response = form(client, "/signup", token_from="/signup", username=username, password=password)
     assert response.status_code == 303, response.text
 
 
 def sign_in(client: TestClient, username: str, password: str = PASSWORD) -> int:
     """Sign in through the form; returns the status (303 when it worked)."""
-    token = csrf_token(client, "/signin")
-    response = client.post(
-        "/signin",
-        data={"username": username, "password": password, "csrf_token": token},
-        follow_redirects=False,
-    )
-    return response.status_code
-
-
-def post_form(client: TestClient, path: str, data: dict[str, str], **kwargs: object) -> object:
-    """A form post with the CSRF token of the client's current cookies."""
-    return client.post(
-        path, data={**data, "csrf_token": csrf_token(client)}, follow_redirects=False, **kwargs
-    )  # type: ignore[arg-type]
+    return form(
+        client, "/signin", token_from="/signin", username=username, password=password
+    ).status_code

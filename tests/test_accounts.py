@@ -23,18 +23,12 @@ from app.models import (
     utcnow,
 )
 from app.settings import Settings
-from tests.forms import PASSWORD, csrf_token, sign_in, sign_up
+from tests.forms import PASSWORD, csrf_token, form, sign_in, sign_up
 
 
 def rows(db_path: Path, model: type) -> int:
     with Session(create_engine(f"sqlite:///{db_path}")) as session:
         return session.exec(select(func.count()).select_from(model)).one()
-
-
-def form(client: TestClient, path: str, **data: str):  # type: ignore[no-untyped-def]
-    return client.post(
-        path, data={**data, "csrf_token": csrf_token(client)}, follow_redirects=False
-    )
 
 
 # Sign-up

@@ -4,7 +4,6 @@ GET /api/me/progress agreeing, and the list's progress filter."""
 from __future__ import annotations
 
 from datetime import UTC, date, datetime, timedelta
-from pathlib import Path
 
 from fastapi.testclient import TestClient
 from sqlalchemy.engine import Engine
@@ -14,15 +13,9 @@ from app.identity import Identity
 from app.models import Item
 from app.services.mine import mine
 from app.services.progress import Check, Status, calendar, item_status, streak
-from tests.forms import csrf_token, sign_up
+from tests.forms import csrf_token, form, sign_up
 
 MONDAY = date(2026, 11, 16)
-
-
-def form(client: TestClient, path: str, **data: str):  # type: ignore[no-untyped-def]
-    return client.post(
-        path, data={**data, "csrf_token": csrf_token(client)}, follow_redirects=False
-    )
 
 
 # The rules
@@ -221,8 +214,9 @@ def test_no_bookmarks_yet_says_how_to_make_one(client: TestClient) -> None:
     assert "No bookmarks yet" in page
 
 
-def test_runs_count_as_practice_on_their_item(client: TestClient, db_path: Path) -> None:
-    """Without a sandbox worker the run cannot start: nothing is counted for it."""
+def test_a_run_that_cannot_start_counts_as_no_practice(client: TestClient) -> None:
+    """No sandbox worker here: the run is refused, and nothing is counted for it (runs
+    that do run are counted in tests/test_runs.py)."""
     sign_up(client, "kim")
     response = client.post(
         "/api/runs",

@@ -13,8 +13,7 @@ from app.db import SessionDep
 from app.errors import DomainError
 from app.identity import SESSION_COOKIE, CurrentUser, IdentityDep, identify
 from app.services import accounts
-from app.services.mine import carry_guest_into_account
-from app.services.mine import export as export_data
+from app.services.mine import carry_guest_into_account, mine_to_read
 from app.services.ratelimit import AccountLimits, RateLimited
 from app.web import render
 
@@ -191,7 +190,7 @@ async def change_password(
 @router.get("/account/export")
 async def export(session: SessionDep, identity: IdentityDep, user: CurrentUser) -> Response:
     """Everything stored about the account, as a JSON download."""
-    body = export_data(session, identity)
+    body = mine_to_read(session, identity).export(user)
     return Response(
         json.dumps(body, indent=2, ensure_ascii=False),
         media_type="application/json",

@@ -13,12 +13,10 @@ from pydantic import BaseModel, Field
 from app.db import SessionDep
 from app.identity import CurrentUser, IdentityDep, identify
 from app.routes.accounts import client_key, limits_of
-from app.routes.progress import progress_row_public
 from app.schemas import ErrorBody
 from app.services import accounts, items
 from app.services.catalogue import load_catalogue
-from app.services.mine import MAX_NOTE_LENGTH, Mine, mine
-from app.services.mine import export as export_data
+from app.services.mine import MAX_NOTE_LENGTH, item_progress_public, mine, mine_to_read
 
 router = APIRouter(prefix="/api", tags=["accounts"], dependencies=[Depends(identify)])
 ERRORS: dict[int | str, dict[str, Any]] = {
@@ -111,8 +109,7 @@ async def my_progress(
 ) -> dict[str, Any]:
     """The dashboard's figures: status counts, per deck and topic, streak, activity, where to
     go on, bookmarks and recent runs."""
-    data = mine(session, identity) or Mine(session, -1)
-    return data.dashboard(load_catalogue(session)).public()
+    return mine_to_read(session, identity).dashboard(load_catalogue(session)).public()
 
 
 @router.get("/me/items/{slug}", responses={404: {"model": ErrorBody}, **ERRORS})
@@ -121,8 +118,8 @@ async def my_item(
 ) -> ItemProgressPublic:
     """One's progress, bookmark and note on one item."""
     item = items.get_item(session, slug=slug)
-    data = mine(session, identity)
-    return ItemProgressPublic(**progress_row_public(item, data.progress_of(item) if data else None))
+    row = mine_to_read(session, identity).progress_of(item)
+    return ItemProgressPublic(**item_progress_public(item, row))
 
 
 @router.put("/me/items/{slug}", responses={404: {"model": ErrorBody}, **ERRORS})
@@ -142,7 +139,7 @@ async def update_my_item(
     if body.note is not None:
         data.set_note(item, text=body.note)
     session.commit()
-    return ItemProgressPublic(**progress_row_public(item, data.progress_of(item)))
+    return ItemProgressPublic(**item_progress_public(item, data.progress_of(item)))
 
 
 @router.get("/me/export", responses=ERRORS)
@@ -150,4 +147,4 @@ async def my_export(
     session: SessionDep, identity: IdentityDep, user: CurrentUser
 ) -> dict[str, Any]:
     """Everything stored about the account: progress, notes, checks, activity, runs."""
-    return export_data(session, identity)
+    return mine_to_read(session, identity).export(user)

@@ -74,11 +74,11 @@ async def item_list(
     hits = items.list_items(session, filters=filters)
     data = mine(session, identity)
     mine_by_item = data.progress_by_item() if data else {}
-    statuses = {i: Status(p.status) for i, p in mine_by_item.items()}
+    statuses: dict[int | None, Status] = {i: Status(p.status) for i, p in mine_by_item.items()}
     if progress == "bookmarked":
         hits = [h for h in hits if h.item.id in mine_by_item and mine_by_item[h.item.id].bookmarked]
     elif progress:
-        hits = [h for h in hits if statuses.get(h.item.id or 0, Status.new).value == progress]
+        hits = [h for h in hits if statuses.get(h.item.id, Status.new) is Status(progress)]
     query = {
         k: v
         for k, v in (

@@ -11,10 +11,10 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from app.db import SessionDep
 from app.identity import Identity, IdentityDep, identify
-from app.models import Item, ItemProgress
+from app.models import Item
 from app.services import items
 from app.services.catalogue import load_catalogue
-from app.services.mine import MAX_NOTE_LENGTH, Mine, mine
+from app.services.mine import MAX_NOTE_LENGTH, Mine, mine, mine_to_read
 from app.services.notes import render_note
 from app.services.progress import MASTERY_RULE, Status
 from app.web import is_htmx, render
@@ -26,8 +26,7 @@ router = APIRouter(include_in_schema=False, dependencies=[Depends(identify)])
 async def dashboard(request: Request, session: SessionDep, identity: IdentityDep) -> HTMLResponse:
     """Progress per deck and topic, activity, streak, where to go on, recent runs."""
     catalogue = load_catalogue(session)
-    data = mine(session, identity)
-    board = (data or Mine(session, -1)).dashboard(catalogue)
+    board = mine_to_read(session, identity).dashboard(catalogue)
     return render(
         request,
         "progress/dashboard.html",
@@ -113,15 +112,3 @@ async def note(
     item, data = _item_and_mine(session, identity, slug)
     data.set_note(item, text=text)
     return _answer(request, session, item, data, "items/_study.html")
-
-
-def progress_row_public(item: Item, row: ItemProgress | None) -> dict[str, Any]:
-    return {
-        "item": item.slug,
-        "status": row.status if row else Status.new.value,
-        "bookmarked": bool(row and row.bookmarked),
-        "note": row.note if row else "",
-        "visits": row.visits if row else 0,
-        "runs": row.runs if row else 0,
-        "runs_ok": row.runs_ok if row else 0,
-    }

@@ -102,7 +102,7 @@ def authenticate(session: Session, *, username: str, password: str) -> User:
     if user is None:
         _verify(_DUMMY_HASH, password)
         raise BadCredentials()
-    if not _verify(user.password_hash, password[: MAX_PASSWORD_LENGTH + 1]):
+    if not _verify(user.password_hash, password):
         raise BadCredentials()
     if _hasher.check_needs_rehash(user.password_hash):
         user.password_hash = _hasher.hash(password)

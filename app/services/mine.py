@@ -109,12 +109,15 @@ def carry_guest_into_account(session: Session, *, visitor: str, user: User) -> N
         merge_learners(session, source=guest, target=own)
 
 
-def export(session: Session, identity: Identity) -> dict[str, Any]:
-    """Everything stored about the signed-in person, as JSON-ready values."""
-    data = mine(session, identity)
-    if data is not None:
-        return data.export(identity.user)
-    return Mine(session, -1).export(identity.user)  # no learner yet: the same shape, empty
+# Ids start at 1: a Mine bound to 0 finds no rows (never None, which would match the runs
+# that have no learner).
+_NOBODY = 0
+
+
+def mine_to_read(session: Session, identity: Identity) -> Mine:
+    """The asker's data for reading. Someone who has done nothing yet has no learner: they
+    read as empty, in the same shapes, and nothing is created for them."""
+    return mine(session, identity) or Mine(session, _NOBODY)
 
 
 def _upsert(
@@ -429,6 +432,8 @@ class Mine:
             reverse=True,
         )
         cont, reason = _next_step(items, visited, status_of, by_id)
+        # Bookmarked items may never have been opened (bookmarked from the API): those last.
+        recent_first = [*visited, *(p for p in mine.values() if not p.last_visit_at)]
         return Dashboard(
             totals=Counter(s.value for s in status_of.values()),
             items=len(items),
@@ -439,13 +444,8 @@ class Mine:
             calendar=progress.calendar(activity, today=today),
             continue_item=cont,
             continue_reason=reason,
-            bookmarks=[by_id[p.item_id] for p in visited if p.bookmarked]
-            + [
-                by_id[p.item_id]
-                for p in mine.values()
-                if p.bookmarked and not p.last_visit_at and p.item_id in by_id
-            ],
-            noted=[by_id[p.item_id] for p in visited if p.note],
+            bookmarks=[by_id[p.item_id] for p in recent_first if p.bookmarked],
+            noted=[by_id[p.item_id] for p in recent_first if p.note],
             recent_runs=self.runs(limit=RECENT_RUNS),
         )
 
@@ -520,6 +520,19 @@ class Mine:
                 for run, item in self.runs()
             ],
         }
+
+
+def item_progress_public(item: Item, row: ItemProgress | None) -> dict[str, Any]:
+    """One's progress on one item, as the API shows it (an item never touched reads new)."""
+    return {
+        "item": item.slug,
+        "status": row.status if row else Status.new.value,
+        "bookmarked": bool(row and row.bookmarked),
+        "note": row.note if row else "",
+        "visits": row.visits if row else 0,
+        "runs": row.runs if row else 0,
+        "runs_ok": row.runs_ok if row else 0,
+    }
 
 
 def _id(row: ItemKey | User) -> int:
