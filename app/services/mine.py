@@ -329,7 +329,7 @@ class Mine:
             )
         )
         self._count_day(now.date(), checks=1)
-        return self.refresh_status(item)
+        return self.refresh_status(item, prompts=positions)
 
     def record_run(self, item: ItemKey | None, *, ok: bool, now: datetime | None = None) -> None:
         """A run ended; it counts as practice on the day, and on its item when it had one."""
@@ -342,7 +342,7 @@ class Mine:
             self._save(row)
             self.refresh_status(item)
 
-    def refresh_status(self, item: ItemKey) -> ItemProgress:
+    def refresh_status(self, item: ItemKey, *, prompts: list[int] | None = None) -> ItemProgress:
         """Derive the item's status again from everything recorded for it."""
         row = self._row(item)
         self.session.flush()
@@ -358,7 +358,7 @@ class Mine:
             runs=row.runs,
             runs_ok=row.runs_ok,
             checks=checks,
-            prompts=_prompt_positions(self.session, item),
+            prompts=_prompt_positions(self.session, item) if prompts is None else prompts,
             has_code=has_code,
         ).value
         return self._save(row)
