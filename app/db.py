@@ -1,16 +1,16 @@
-"""Database engine and sessions. SQLite runs in WAL mode with foreign keys on."""
+"""Database engine, and the one upsert the personal-data services share. SQLite runs in WAL
+mode with foreign keys on."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Any
 
-from fastapi import Depends, Request
 from sqlalchemy import event
+from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Engine, make_url
 from sqlalchemy.pool import StaticPool
-from sqlmodel import Session, create_engine
+from sqlmodel import Session, SQLModel, create_engine
 
 
 def make_engine(database_url: str) -> Engine:
@@ -48,13 +48,14 @@ def is_sqlite(engine: Engine) -> bool:
     return engine.dialect.name == "sqlite"
 
 
-async def get_session(request: Request) -> AsyncIterator[Session]:
-    """One session per request, from the engine the app was built with.
-
-    Declared async so FastAPI runs it on the event loop rather than hopping to a worker
-    thread; see app/routes/pages.py for why page queries run there too."""
-    with Session(request.app.state.engine) as session:
-        yield session
-
-
-SessionDep = Annotated[Session, Depends(get_session)]
+def upsert(
+    session: Session,
+    model: type[SQLModel],
+    keys: list[str],
+    values: dict[str, Any],
+    on_conflict: dict[str, Any],
+) -> None:
+    """Insert a row or, when its key exists, update it: one statement, safe under races."""
+    dialect = postgresql if session.get_bind().dialect.name == "postgresql" else sqlite
+    statement = dialect.insert(model).values(**values)
+    session.execute(statement.on_conflict_do_update(index_elements=keys, set_=on_conflict))

@@ -1,13 +1,34 @@
-"""Shapes of the JSON API, one family per entity, named by role."""
+"""Shapes of the JSON API, one family per entity, named by role. /docs is generated from
+these."""
 
 from __future__ import annotations
 
-from typing import Any
+from datetime import datetime
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from app.models import CodeSample, Item
-from app.services.items import ItemPage
+from app.models import ItemProgress, Run
+from app.services.dashboard import Bar, Dashboard
+from app.services.items import ItemDetail, ItemRow
+from app.services.progress import Status
+from app.services.study import MAX_NOTE_LENGTH
+from sandbox.protocol import MAX_CODE_BYTES, WorkerStatus
+
+
+class ErrorBody(BaseModel):
+    """An error: a sentence, or (for invalid parameters) the list of what was wrong."""
+
+    detail: str | list[dict[str, Any]]
+
+
+class Health(BaseModel):
+    status: str
+    database: str
+    sandbox: WorkerStatus
+
+
+# Items
 
 
 class ItemSummaryPublic(BaseModel):
@@ -21,7 +42,7 @@ class ItemSummaryPublic(BaseModel):
     difficulty: str
 
     @classmethod
-    def of(cls, item: Item) -> ItemSummaryPublic:
+    def of(cls, item: ItemRow) -> ItemSummaryPublic:
         return cls(
             deck=item.deck_slug,
             number=item.number,
@@ -40,15 +61,6 @@ class CodeSamplePublic(BaseModel):
     requires: list[str]
     variant_of: int | None = Field(None, description="Index of the sample this one stands in for.")
 
-    @classmethod
-    def of(cls, sample: CodeSample) -> CodeSamplePublic:
-        return cls(
-            index=sample.index,
-            code=sample.code,
-            requires=sample.requires_list,
-            variant_of=sample.variant_of,
-        )
-
 
 class ItemPublic(ItemSummaryPublic):
     """An item in full. Quiz prompts are the questions only, never answer keys."""
@@ -60,32 +72,212 @@ class ItemPublic(ItemSummaryPublic):
     quiz_prompts: list[str]
 
     @classmethod
-    def of_page(cls, page: ItemPage) -> ItemPublic:
+    def of_detail(cls, page: ItemDetail) -> ItemPublic:
         return cls(
             **ItemSummaryPublic.of(page.item).model_dump(),
             tags=page.item.tag_list,
             section=page.item.section,
-            body_markdown=page.item.body_markdown,
-            code_samples=[CodeSamplePublic.of(s) for s in page.samples],
+            body_markdown=page.body_markdown,
+            code_samples=[
+                CodeSamplePublic(
+                    index=s.index, code=s.code, requires=s.requires_list, variant_of=s.variant_of
+                )
+                for s in page.samples
+            ],
             quiz_prompts=[p.text for p in page.prompts],
         )
 
 
-class SandboxHealth(BaseModel):
-    available: bool
-    backends: list[str]
-    device: str | None
-    devices: dict[str, str] = {}
-    detail: str
+# Runs
 
 
-class Health(BaseModel):
+class RunCreate(BaseModel):
+    """Code to run. `item` and `sample` say which sample it came from, when it did."""
+
+    code: str = Field(description=f"Python source, at most {MAX_CODE_BYTES // 1024} KiB of UTF-8.")
+    backend: Literal["cpu", "cuda", "auto"] = "auto"
+    item: str | None = Field(None, max_length=120, description="Slug of the item.")
+    sample: int | None = Field(None, ge=1, le=100, description="Sample number in the item.")
+
+
+class RunAccepted(BaseModel):
+    id: str
     status: str
-    database: str
-    sandbox: SandboxHealth
 
 
-class ErrorBody(BaseModel):
-    """An error: a sentence, or (for invalid parameters) the list of what was wrong."""
+class RunPublic(BaseModel):
+    """A run as stored; `verdict` is null until it has ended."""
 
-    detail: str | list[dict[str, Any]]
+    id: str
+    status: str
+    verdict: str | None
+    exit_code: int | None
+    stdout: str
+    stderr: str
+    detail: str
+    truncated: bool
+    wall_ms: int | None
+    cpu_ms: int | None
+    max_memory_mb: int | None
+    backend: str | None
+    device: str | None
+
+    @classmethod
+    def of(cls, run: Run) -> RunPublic:
+        """Never the visitor key or the code."""
+        return cls.model_validate(run, from_attributes=True)
+
+
+# Accounts
+
+
+class UserCreate(BaseModel):
+    """A new account: a username (3-40 of a-z 0-9 . _ -) and a password of 8 or more."""
+
+    username: str = Field(max_length=200)
+    password: str = Field(max_length=257)
+
+
+class UserPublic(BaseModel):
+    id: int
+    username: str
+    created_at: datetime
+
+
+class Token(BaseModel):
+    access_token: str
+    token_type: str = "bearer"
+    expires_in: int = Field(description="Seconds until the token expires.")
+
+
+# Personal data
+
+
+class ItemProgressPublic(BaseModel):
+    """One's own progress on one item (an item never touched reads `new`)."""
+
+    item: str
+    status: str
+    bookmarked: bool
+    note: str
+    visits: int
+    runs: int
+    runs_ok: int
+
+    @classmethod
+    def of(cls, slug: str, row: ItemProgress | None) -> ItemProgressPublic:
+        return cls(
+            item=slug,
+            status=row.status if row else Status.new.value,
+            bookmarked=bool(row and row.bookmarked),
+            note=row.note if row else "",
+            visits=row.visits if row else 0,
+            runs=row.runs if row else 0,
+            runs_ok=row.runs_ok if row else 0,
+        )
+
+
+class ItemProgressUpdate(BaseModel):
+    """Fields to change; those left out stay as they are."""
+
+    bookmarked: bool | None = None
+    note: str | None = Field(None, max_length=MAX_NOTE_LENGTH * 2)
+
+
+class ItemRef(BaseModel):
+    deck: str
+    number: int
+    slug: str
+    title: str
+
+
+class GroupProgress(BaseModel):
+    """Progress over a deck or a topic."""
+
+    slug: str
+    title: str
+    items: int
+    seen: int
+    practising: int
+    mastered: int
+
+    @classmethod
+    def of(cls, bar: Bar) -> GroupProgress:
+        return cls(
+            slug=bar.slug,
+            title=bar.title,
+            items=bar.total,
+            seen=bar.seen,
+            practising=bar.practising,
+            mastered=bar.mastered,
+        )
+
+
+class ActivityDay(BaseModel):
+    date: str
+    views: int
+    practice: int
+
+
+class RecentRun(BaseModel):
+    id: str
+    item: ItemRef | None
+    verdict: str | None
+    status: str
+    backend: str | None
+    wall_ms: int | None
+    created_at: datetime
+
+
+class ProgressPublic(BaseModel):
+    """The dashboard's figures."""
+
+    items: int
+    status_counts: dict[str, int]
+    decks: list[GroupProgress]
+    topics: list[GroupProgress]
+    streak_days: int
+    practice_days: int
+    activity: list[ActivityDay]
+    continue_: ItemRef | None = Field(alias="continue")
+    bookmarks: list[ItemRef]
+    recent_runs: list[RecentRun]
+
+    model_config = {"populate_by_name": True, "serialize_by_alias": True}
+
+    @classmethod
+    def of(cls, board: Dashboard) -> ProgressPublic:
+        def ref(item: Any) -> ItemRef | None:
+            if item is None:
+                return None
+            return ItemRef(
+                deck=item.deck_slug, number=item.number, slug=item.slug, title=item.title
+            )
+
+        return cls(
+            items=board.items,
+            status_counts={s.value: board.totals[s.value] for s in Status},
+            decks=[GroupProgress.of(b) for b in board.decks],
+            topics=[GroupProgress.of(b) for b in board.topics],
+            streak_days=board.streak_days,
+            practice_days=board.practice_days,
+            activity=[
+                ActivityDay(date=c.day.isoformat(), views=c.views, practice=c.practice)
+                for c in board.calendar
+                if c.views or c.practice
+            ],
+            continue_=ref(board.continue_item),
+            bookmarks=[r for r in map(ref, board.bookmarks) if r],
+            recent_runs=[
+                RecentRun(
+                    id=run.id,
+                    item=ref(item),
+                    verdict=run.verdict,
+                    status=run.status,
+                    backend=run.backend,
+                    wall_ms=run.wall_ms,
+                    created_at=run.created_at,
+                )
+                for run, item in board.recent_runs
+            ],
+        )

@@ -10,7 +10,12 @@ from pydantic import Field, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
-DATA_DIR = PROJECT_ROOT / "data"
+DEFAULT_DATA_DIR = PROJECT_ROOT / "data"
+
+
+class RunQueueKind(StrEnum):
+    local = "local"  # the sandbox worker's Unix socket on this machine
+    fake = "fake"  # scripted runs, for tests of everything around the sandbox
 
 
 class Environment(StrEnum):
@@ -25,9 +30,14 @@ class Settings(BaseSettings):
 
     host: str = Field("127.0.0.1", description="Address the web server listens on.")
     port: int = Field(8000, ge=1, le=65535, description="Port the web server listens on.")
+    data_dir: Path = Field(
+        DEFAULT_DATA_DIR,
+        description="Folder for every file the app writes: the SQLite database, the generated "
+        "secret key, the sandbox socket and the start-up lock.",
+    )
     database_url: str = Field(
-        f"sqlite:///{DATA_DIR / 'backprop.db'}",
-        description="SQLAlchemy URL of the database; a SQLite file under ./data/ by default.",
+        "",
+        description="SQLAlchemy URL of the database; a SQLite file in DATA_DIR by default.",
     )
     secret_key: str | None = Field(
         None,
@@ -44,12 +54,17 @@ class Settings(BaseSettings):
         True, description="Import changed content files when the app starts."
     )
     sandbox_socket: Path = Field(
-        DATA_DIR / "sandbox.sock",
+        Path(""),
         description="Unix socket of the code sandbox worker. `backprop serve` starts the "
         "worker there unless SANDBOX_AUTOSTART is false (a worker on its own host, say).",
     )
     sandbox_autostart: bool = Field(
         True, description="Let `backprop serve` start and stop the sandbox worker."
+    )
+    run_queue: RunQueueKind = Field(
+        RunQueueKind.local,
+        description="How runs reach a sandbox worker: `local` (the worker at SANDBOX_SOCKET) "
+        "or `fake` (scripted results, no code runs; for tests only).",
     )
     runs_per_minute: int = Field(
         20, ge=1, description="Runs one visitor may start per minute (HTTP 429 beyond)."
@@ -66,18 +81,23 @@ class Settings(BaseSettings):
     )
 
     @model_validator(mode="after")
-    def _production_needs_explicit_secret(self) -> Settings:
+    def _defaults_and_safety(self) -> Settings:
         if self.environment is Environment.production and not self.secret_key:
             raise ValueError("SECRET_KEY must be set when ENVIRONMENT=production")
+        # Paths left unset live in the data folder, wherever that is.
+        if not self.database_url:
+            self.database_url = f"sqlite:///{self.data_dir / 'backprop.db'}"
+        if self.sandbox_socket == Path(""):
+            self.sandbox_socket = self.data_dir / "sandbox.sock"
         return self
 
     def resolved_secret_key(self) -> str:
-        """The configured key, or one generated once into ./data/secret_key and reused."""
+        """The configured key, or one generated once into DATA_DIR/secret_key and reused."""
         if self.secret_key:
             return self.secret_key
-        path = DATA_DIR / "secret_key"
+        path = self.data_dir / "secret_key"
         if not path.exists():
-            DATA_DIR.mkdir(parents=True, exist_ok=True)
+            self.data_dir.mkdir(parents=True, exist_ok=True)
             path.write_text(secrets.token_urlsafe(48))
             path.chmod(0o600)
         return path.read_text().strip()

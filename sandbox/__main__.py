@@ -8,7 +8,8 @@ import logging
 import os
 from pathlib import Path
 
-from sandbox.worker import Worker, default_state_dir, serve
+from sandbox.server import serve
+from sandbox.worker import Worker, default_state_dir
 
 
 def main() -> None:

@@ -9,20 +9,16 @@ kills everything left in its namespace: nothing outlives a run."""
 
 from __future__ import annotations
 
-import builtins
 import ctypes
-import io
 import json
-import linecache
 import os
 import resource
 import signal
-import sys
 import traceback
 from dataclasses import dataclass
 from pathlib import Path
 
-from sandbox import seccomp
+from sandbox import seccomp, user_code
 
 _libc = ctypes.CDLL(None, use_errno=True)
 
@@ -39,8 +35,9 @@ NAMESPACE_FLAGS = (
 MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC = 1, 2, 4, 8
 MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = 32, 4096, 16384, 1 << 18
 PR_SET_PDEATHSIG, PR_CAPBSET_DROP = 1, 24
+# How the jail's processes exit when they could not build the jail: no code has run.
+SETUP_FAILED = 126
 
-SAMPLE_FILENAME = "sample.py"
 # Devices a PyTorch program may open; everything else in /dev stays out of reach.
 DEVICES = ("null", "zero", "full", "random", "urandom")
 
@@ -161,21 +158,21 @@ def _init(spec: JailSpec, stdout_fd: int, stderr_fd: int, status_fd: int, code_f
         try:
             os.write(stderr_fd, b"sandbox setup failed:\n" + traceback.format_exc().encode())
         finally:
-            os._exit(126)
+            os._exit(SETUP_FAILED)
     program = os.fork()
     if program == 0:
         try:
             os.close(status_fd)
             signal.signal(signal.SIGINT, signal.default_int_handler)
             _become(spec.uid)
-            _set_environment(spec)
+            user_code.set_environment(spec.threads)
             seccomp.install()
             cpu = int(spec.cpu_seconds)
             resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 2))
         except BaseException:
             os.write(2, b"sandbox setup failed:\n" + traceback.format_exc().encode())
-            os._exit(126)
-        os._exit(_execute(spec, code))
+            os._exit(SETUP_FAILED)
+        os._exit(user_code.run(code, spec.threads, spec.cuda, spec.gpu_memory_fraction))
     os.close(1)
     os.close(2)
     _become(spec.init_uid)
@@ -241,79 +238,3 @@ def _become(uid: int) -> None:
     os.setgroups([])
     os.setresgid(uid, uid, uid)
     os.setresuid(uid, uid, uid)
-
-
-def _set_environment(spec: JailSpec) -> None:
-    os.environ.clear()
-    os.environ.update(
-        {
-            "PATH": "/usr/local/bin:/usr/bin:/bin",
-            "HOME": "/tmp",
-            "TMPDIR": "/tmp",
-            "LANG": "C.UTF-8",
-            "OMP_NUM_THREADS": str(spec.threads),
-            "TORCHINDUCTOR_CACHE_DIR": "/tmp/.torchinductor",
-            "TRITON_CACHE_DIR": "/tmp/.triton",
-            "MPLCONFIGDIR": "/tmp/.matplotlib",
-            "PYTHONDONTWRITEBYTECODE": "1",
-        }
-    )
-
-
-def _text_stream(fd: int) -> io.TextIOWrapper:
-    """Line-buffered UTF-8 text on `fd`, so output reaches the page line by line."""
-    return io.TextIOWrapper(
-        io.FileIO(fd, "w", closefd=False),
-        encoding="utf-8",
-        errors="backslashreplace",
-        line_buffering=True,  # each line goes out as it is printed, in one piece
-    )
-
-
-def _execute(spec: JailSpec, code: str) -> int:
-    """Run the code as __main__ of a file called sample.py; return the exit status."""
-    sys.stdout, sys.stderr = _text_stream(1), _text_stream(2)
-    sys.stdin = open(os.devnull)  # noqa: SIM115
-    sys.argv = [SAMPLE_FILENAME]
-    linecache.cache[SAMPLE_FILENAME] = (
-        len(code),
-        None,
-        code.splitlines(keepends=True),
-        SAMPLE_FILENAME,
-    )
-    status = 0
-    try:
-        import torch
-
-        torch.set_num_threads(spec.threads)
-        if spec.cuda:
-            torch.cuda.set_per_process_memory_fraction(spec.gpu_memory_fraction)
-        program = compile(code, SAMPLE_FILENAME, "exec")
-        exec(
-            program, {"__name__": "__main__", "__file__": SAMPLE_FILENAME, "__builtins__": builtins}
-        )
-    except SystemExit as exc:
-        status = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
-        if exc.code is not None and not isinstance(exc.code, int):
-            print(exc.code, file=sys.stderr)
-        if not 0 <= status <= 255:
-            # The OS keeps only the low 8 bits: sys.exit(256) would read as success.
-            print(f"exit status {status} is out of range; reported as 1", file=sys.stderr)
-            status = 1
-    except BaseException:
-        _print_user_traceback()
-        status = 1
-    try:
-        sys.stdout.flush()
-        sys.stderr.flush()
-    except OSError:
-        pass
-    return status
-
-
-def _print_user_traceback() -> None:
-    """The traceback from the user's code down, without the sandbox's own frames."""
-    etype, value, tb = sys.exc_info()
-    while tb is not None and tb.tb_frame.f_code.co_filename != SAMPLE_FILENAME:
-        tb = tb.tb_next
-    traceback.print_exception(etype, value, tb, file=sys.stderr)

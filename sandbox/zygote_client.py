@@ -15,6 +15,16 @@ from sandbox.jail import JailSpec
 READY_TIMEOUT_SECONDS = 180
 
 
+def zygote_env() -> dict[str, str]:
+    """The whole environment a zygote (and so every jail) starts from: nothing of ours."""
+    return {
+        "PATH": "/usr/local/bin:/usr/bin:/bin",
+        "LANG": "C.UTF-8",
+        "HOME": "/tmp",
+        "PYTHONDONTWRITEBYTECODE": "1",
+    }
+
+
 class ZygoteDied(Exception):
     """The warm process stopped answering."""
 

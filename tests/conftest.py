@@ -15,11 +15,17 @@ from app import migrate
 from app.db import make_engine
 from app.importer import import_content
 from app.main import create_app
-from app.settings import PROJECT_ROOT, Settings
-from tests.sandbox_worker import WorkerHandle, running_worker
+from app.settings import RunQueueKind, Settings
+from tests.support.paths import CONTENT_DIR
+from tests.support.sandbox_worker import WorkerHandle, running_worker, skip_unless_isolated
 
-CONTENT_DIR = PROJECT_ROOT / "content"
-SEEDS_DIR = PROJECT_ROOT.parent / "shared" / "seeds"
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    """Tests marked `isolation` (needs_isolation) run only where this host can isolate code;
+    asked here, when one is about to run, not when the tests are imported."""
+    if item.get_closest_marker("isolation") is not None:
+        skip_unless_isolated()
 
 
 @pytest.fixture(scope="session")
@@ -51,8 +57,15 @@ def db_path(tmp_path: Path, imported_db_template: Path) -> Path:
 
 
 @pytest.fixture
-def settings(db_path: Path) -> Settings:
-    return Settings(database_url=f"sqlite:///{db_path}", secret_key="test-secret")
+def settings(db_path: Path, tmp_path: Path) -> Settings:
+    """An app over its own database and data folder, with scripted runs (tests/support and
+    app/runqueue/fake.py); tests of the real sandbox ask for the `worker` fixture."""
+    return Settings(
+        database_url=f"sqlite:///{db_path}",
+        data_dir=tmp_path / "data",
+        secret_key="test-secret",
+        run_queue=RunQueueKind.fake,
+    )
 
 
 @pytest.fixture

@@ -13,7 +13,7 @@ import app.models  # noqa: F401
 from app import migrate
 from app.migrate import include_object
 
-pytest_plugins = ["tests.postgres"]  # the server and the fresh database per test
+pytest_plugins = ["tests.support.postgres"]  # the server and the fresh database per test
 
 
 def test_models_and_migrations_agree(postgres_engine: Engine) -> None:

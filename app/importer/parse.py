@@ -12,10 +12,11 @@ import yaml
 from markdown_it import MarkdownIt
 from markdown_it.renderer import RendererHTML
 
+from app.domain import Difficulty, Requirement
 from app.importer.errors import ContentError
 
-DIFFICULTIES = ("beginner", "intermediate", "advanced")
-REQUIREMENTS = ("cuda", "torchvision", "network", "long", "incomplete", "broken")
+DIFFICULTIES = tuple(d.value for d in Difficulty)
+REQUIREMENTS = tuple(r.value for r in Requirement)
 REQUIRED_KEYS = ("deck", "number", "slug", "title", "topic", "difficulty")
 OPTIONAL_KEYS = ("tags", "section", "source", "quiz_prompts")
 SLUG_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")

@@ -9,16 +9,27 @@ from typing import Annotated
 from fastapi import APIRouter, Depends, Form, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
-from app.db import SessionDep
-from app.errors import DomainError
-from app.identity import SESSION_COOKIE, CurrentUser, IdentityDep, identify
-from app.services import accounts
-from app.services.mine import carry_guest_into_account, mine_to_read
-from app.services.ratelimit import AccountLimits, RateLimited
-from app.web import render
+from app.deps import (
+    AccountLimitsDep,
+    ClientDep,
+    CurrentUser,
+    IdentityDep,
+    ReaderDep,
+    SessionDep,
+    SettingsDep,
+    identify,
+)
+from app.domain import DomainError, Identity
+from app.models import User
+from app.services import accounts, learners
+from app.services.export import export
+from app.settings import Settings
+from app.web.cookies import SESSION_COOKIE
+from app.web.templating import render
 
 router = APIRouter(include_in_schema=False, dependencies=[Depends(identify)])
 FormText = Annotated[str, Form(max_length=accounts.MAX_PASSWORD_LENGTH + 1)]
+NextField = Annotated[str | None, Form(max_length=500)]
 
 
 def safe_next(target: str | None, default: str = "/dashboard") -> str:
@@ -30,22 +41,26 @@ def safe_next(target: str | None, default: str = "/dashboard") -> str:
     return default
 
 
-def limits_of(request: Request) -> AccountLimits:
-    limits: AccountLimits = request.app.state.account_limits
-    return limits
-
-
-def client_key(request: Request) -> str:
-    return request.client.host if request.client else "unknown"
-
-
-def sign_in_response(request: Request, token: str, target: str) -> RedirectResponse:
-    """Go on to `target` with the new session cookie (a new token: rotated at sign-in)."""
+def _signed_in(
+    request: Request,
+    session: SessionDep,
+    identity: Identity,
+    user: User,
+    settings: Settings,
+    target: str,
+) -> RedirectResponse:
+    """Carry the guest's data in, start a new session (rotated at sign-in) and go on."""
+    if identity.session_token:
+        accounts.end_session(session, identity.session_token)
+    assert user.id is not None
+    learners.carry_guest_into_account(session, visitor=identity.visitor, user_id=user.id)
+    token = accounts.start_session(session, user=user, days=settings.session_days)
+    session.commit()
     response = RedirectResponse(target, status_code=303)
     response.set_cookie(
         SESSION_COOKIE,
         token,
-        max_age=request.app.state.settings.session_days * 24 * 3600,
+        max_age=settings.session_days * 24 * 3600,
         httponly=True,
         samesite="lax",
         secure=request.url.scheme == "https",
@@ -54,22 +69,18 @@ def sign_in_response(request: Request, token: str, target: str) -> RedirectRespo
     return response
 
 
-def form_again(
-    request: Request, page: str, exc: DomainError | RateLimited, *, next: str, username: str
+def _form_again(
+    request: Request, page: str, exc: DomainError, *, next: str, username: str
 ) -> Response:
     """The form once more, with what went wrong and the username kept (never the password)."""
-    status = exc.status if isinstance(exc, DomainError) else 429
     context = {"next": next, "error": exc.message, "username": username}
-    response = render(request, page, context, status_code=status)
-    if isinstance(exc, RateLimited):
-        response.headers["Retry-After"] = str(exc.retry_after_seconds)
-    return response
+    return render(request, page, context, status_code=exc.status, headers=exc.headers)
 
 
 @router.get("/signup")
 async def signup_page(request: Request, identity: IdentityDep, next: str | None = None) -> Response:
     """The sign-up form."""
-    if identity.user:
+    if identity.signed_in:
         return RedirectResponse(safe_next(next), status_code=303)
     return render(request, "accounts/signup.html", {"next": safe_next(next), "error": None})
 
@@ -79,28 +90,29 @@ async def signup(
     request: Request,
     session: SessionDep,
     identity: IdentityDep,
+    settings: SettingsDep,
+    limits: AccountLimitsDep,
+    client: ClientDep,
     username: Annotated[str, Form(max_length=200)],
     password: FormText,
-    next: Annotated[str | None, Form(max_length=500)] = None,
+    next: NextField = None,
 ) -> Response:
     """Create the account, carry this browser's guest progress into it, and sign in."""
     target = safe_next(next)
     try:
-        limits_of(request).sign_up_per_client.hit(client_key(request))
-        user = accounts.create_user(session, username=username, password=password)
-    except (DomainError, RateLimited) as exc:
+        user = accounts.sign_up(
+            session, limits, username=username, password=password, client=client
+        )
+    except DomainError as exc:
         session.rollback()
-        return form_again(request, "accounts/signup.html", exc, next=target, username=username)
-    carry_guest_into_account(session, visitor=identity.visitor, user=user)
-    token = accounts.start_session(session, user=user, days=request.app.state.settings.session_days)
-    session.commit()
-    return sign_in_response(request, token, target)
+        return _form_again(request, "accounts/signup.html", exc, next=target, username=username)
+    return _signed_in(request, session, identity, user, settings, target)
 
 
 @router.get("/signin")
 async def signin_page(request: Request, identity: IdentityDep, next: str | None = None) -> Response:
     """The sign-in form."""
-    if identity.user:
+    if identity.signed_in:
         return RedirectResponse(safe_next(next), status_code=303)
     return render(request, "accounts/signin.html", {"next": safe_next(next), "error": None})
 
@@ -110,35 +122,27 @@ async def signin(
     request: Request,
     session: SessionDep,
     identity: IdentityDep,
+    settings: SettingsDep,
+    limits: AccountLimitsDep,
+    client: ClientDep,
     username: Annotated[str, Form(max_length=200)],
     password: FormText,
-    next: Annotated[str | None, Form(max_length=500)] = None,
+    next: NextField = None,
 ) -> Response:
     """Check the password; start a new session (ending the old one) and merge guest data."""
     target = safe_next(next)
-    limits = limits_of(request)
-    account = accounts.normalise_username(username)
     try:
-        limits.sign_in_per_client.hit(client_key(request))
-        limits.failures_per_account.check(account)
-        try:
-            user = accounts.authenticate(session, username=username, password=password)
-        except accounts.BadCredentials:
-            limits.failures_per_account.hit(account)
-            raise
-    except (DomainError, RateLimited) as exc:
+        user = accounts.sign_in(
+            session, limits, username=username, password=password, client=client
+        )
+    except DomainError as exc:
         session.rollback()
-        return form_again(request, "accounts/signin.html", exc, next=target, username=username)
-    if identity.session_token:
-        accounts.end_session(session, identity.session_token)
-    carry_guest_into_account(session, visitor=identity.visitor, user=user)
-    token = accounts.start_session(session, user=user, days=request.app.state.settings.session_days)
-    session.commit()
-    return sign_in_response(request, token, target)
+        return _form_again(request, "accounts/signin.html", exc, next=target, username=username)
+    return _signed_in(request, session, identity, user, settings, target)
 
 
 @router.post("/signout")
-async def signout(request: Request, session: SessionDep, identity: IdentityDep) -> Response:
+async def signout(session: SessionDep, identity: IdentityDep) -> Response:
     """End this browser's session."""
     if identity.session_token:
         accounts.end_session(session, identity.session_token)
@@ -148,10 +152,18 @@ async def signout(request: Request, session: SessionDep, identity: IdentityDep) 
     return response
 
 
+def _account_page(
+    request: Request, user: User, *, message: str | None = None, error: DomainError | None = None
+) -> HTMLResponse:
+    context = {"user": user, "message": message, "error": error.message if error else None}
+    status = error.status if error else 200
+    return render(request, "accounts/account.html", context, status_code=status)
+
+
 @router.get("/account")
 async def account_page(request: Request, user: CurrentUser) -> HTMLResponse:
     """Password, export and deletion."""
-    return render(request, "accounts/account.html", {"user": user, "message": None, "error": None})
+    return _account_page(request, user)
 
 
 @router.post("/account/password")
@@ -167,30 +179,23 @@ async def change_password(
     try:
         accounts.change_password(
             session,
-            user=user,
+            user=session.merge(user),
             current=current_password,
             new=new_password,
             keep_session=identity.session_token,
         )
     except DomainError as exc:
         session.rollback()
-        return render(
-            request,
-            "accounts/account.html",
-            {"user": user, "message": None, "error": exc.message},
-            status_code=exc.status,
-        )
+        return _account_page(request, user, error=exc)
     session.commit()
     message = "Password changed. Every other browser and API token has been signed out."
-    return render(
-        request, "accounts/account.html", {"user": user, "message": message, "error": None}
-    )
+    return _account_page(request, user, message=message)
 
 
 @router.get("/account/export")
-async def export(session: SessionDep, identity: IdentityDep, user: CurrentUser) -> Response:
+async def export_download(scope: ReaderDep, user: CurrentUser) -> Response:
     """Everything stored about the account, as a JSON download."""
-    body = mine_to_read(session, identity).export(user)
+    body = export(scope, user)
     return Response(
         json.dumps(body, indent=2, ensure_ascii=False),
         media_type="application/json",
@@ -206,12 +211,7 @@ async def delete_account(
     try:
         accounts.confirm_password(user, password)
     except DomainError as exc:
-        return render(
-            request,
-            "accounts/account.html",
-            {"user": user, "message": None, "error": exc.message},
-            status_code=exc.status,
-        )
+        return _account_page(request, user, error=exc)
     accounts.delete_user(session, user=session.merge(user))
     session.commit()
     response = RedirectResponse("/?deleted=1", status_code=303)

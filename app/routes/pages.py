@@ -1,4 +1,4 @@
-"""Browser pages: home, the item list with search and filters, one item."""
+"""Browser pages of the library: home, the item list with search and filters, one item."""
 
 from __future__ import annotations
 
@@ -7,20 +7,14 @@ from urllib.parse import urlencode
 
 from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import HTMLResponse
-from sqlalchemy import Engine
-from sqlmodel import Session
 
-from app.db import SessionDep
-from app.errors import InvalidFilter
-from app.identity import IdentityDep, identify
-from app.routes.progress import study_context
-from app.services import items
-from app.services.catalogue import load_catalogue
+from app.deps import ConnectionDep, EngineDep, IdentityDep, RunQueueDep, identify
+from app.domain import InvalidFilter
+from app.services import content_cache, items, search
 from app.services.items import ItemFilter
-from app.services.mine import mine
 from app.services.progress import STATUS_LABELS, Status
-from app.visitors import COOKIE as VISITOR_COOKIE
-from app.web import render
+from app.services.visits import open_item, standing
+from app.web.templating import render
 
 router = APIRouter(include_in_schema=False, dependencies=[Depends(identify)])
 # The list's "progress" filter: a status, or the bookmarked items.
@@ -32,14 +26,16 @@ PROGRESS_FILTERS = {
 # Handlers are `async def` although their queries are synchronous: SQLite answers these
 # reads from a local file in well under a millisecond, less than the hop to a worker thread
 # that FastAPI makes for plain `def` handlers (see bench/http_load.py for the figures).
-# The rule that comes with it: never `await` while the session holds a connection (after
-# its first query), or many waiting requests exhaust the pool and block the loop.
+# The rule that comes with it: never `await` while holding a connection (after its first
+# query), or many waiting requests exhaust the pool and block the loop. Dependencies that
+# await (the run queue's status) are therefore resolved before any connection is opened.
 
 
 @router.api_route("/", methods=["GET", "HEAD"])
-async def home(request: Request, session: SessionDep) -> HTMLResponse:
+async def home(request: Request, connection: ConnectionDep) -> HTMLResponse:
     """What Backprop offers and the decks to start from."""
-    return render(request, "home.html", {"catalogue": load_catalogue(session)})
+    catalogue = content_cache.snapshot(connection).catalogue
+    return render(request, "home.html", {"catalogue": catalogue})
 
 
 def _blank_is_none(value: str | None) -> str | None:
@@ -50,14 +46,13 @@ def _blank_is_none(value: str | None) -> str | None:
 @router.api_route("/items", methods=["GET", "HEAD"])
 async def item_list(
     request: Request,
-    session: SessionDep,
+    connection: ConnectionDep,
+    identity: IdentityDep,
     deck: Annotated[str | None, Query(max_length=64)] = None,
     topic: Annotated[str | None, Query(max_length=64)] = None,
     difficulty: Annotated[str | None, Query(max_length=16)] = None,
-    q: Annotated[str | None, Query(max_length=items.MAX_QUERY_LENGTH)] = None,
+    q: Annotated[str | None, Query(max_length=search.MAX_QUERY_LENGTH)] = None,
     progress: Annotated[str | None, Query(max_length=16)] = None,
-    *,
-    identity: IdentityDep,
 ) -> HTMLResponse:
     """All items, narrowed by deck, topic, difficulty, one's progress and a search; the list
     swaps in place."""
@@ -71,14 +66,12 @@ async def item_list(
         difficulty=items.parse_difficulty(_blank_is_none(difficulty)),
         q=_blank_is_none(q),
     )
-    hits = items.list_items(session, filters=filters)
-    data = mine(session, identity)
-    mine_by_item = data.progress_by_item() if data else {}
-    statuses: dict[int | None, Status] = {i: Status(p.status) for i, p in mine_by_item.items()}
+    hits = search.find(connection, filters)
+    reader = standing(connection, identity)
     if progress == "bookmarked":
-        hits = [h for h in hits if h.item.id in mine_by_item and mine_by_item[h.item.id].bookmarked]
+        hits = [h for h in hits if h.item.id in reader.bookmarked]
     elif progress:
-        hits = [h for h in hits if statuses.get(h.item.id, Status.new) is Status(progress)]
+        hits = [h for h in hits if reader.status_of(h.item.id) is Status(progress)]
     query = {
         k: v
         for k, v in (
@@ -91,12 +84,12 @@ async def item_list(
         if v
     }
     context = {
-        "catalogue": load_catalogue(session),
+        "catalogue": content_cache.snapshot(connection).catalogue,
         "filters": filters,
         "progress": progress,
         "progress_filters": PROGRESS_FILTERS,
-        "statuses": statuses if data else None,
-        "bookmarked": {i for i, p in mine_by_item.items() if p.bookmarked},
+        "statuses": reader.statuses if reader.known else None,
+        "bookmarked": reader.bookmarked,
         "hits": hits,
         "query_string": urlencode(query),
     }
@@ -104,25 +97,12 @@ async def item_list(
 
 
 @router.api_route("/items/{slug}", methods=["GET", "HEAD"])
-async def item_detail(request: Request, slug: str, identity: IdentityDep) -> HTMLResponse:
+async def item_detail(
+    request: Request, slug: str, identity: IdentityDep, engine: EngineDep, queue: RunQueueDep
+) -> HTMLResponse:
     """One question: explanation, tables, code, quiz prompts, neighbours, and what the
     reader has done with it. Opening it counts as a visit for a returning browser."""
-    sandbox = await request.app.state.sandbox.status()  # before the queries: see above
-    # The hottest page reads plain rows on a connection of its own, closed before rendering:
-    # the session dependency and ORM entities were half of its time (bench/http_load.py).
-    engine: Engine = request.app.state.engine
-    with engine.connect() as connection:
-        page = items.item_detail(connection, slug=slug)
-    # A browser on its first request has no cookie yet: one that never keeps cookies (a bot,
-    # a load test) would otherwise leave a new learner behind at every request.
-    returning = identity.user is not None or VISITOR_COOKIE in request.cookies
-    if not returning:
-        study = study_context(page.item, None, page.prompts)
-    else:
-        with Session(engine) as session:
-            data = mine(session, identity, create=request.method == "GET")
-            if data is not None and request.method == "GET":
-                data.record_visit(page.item)
-                session.commit()
-            study = study_context(page.item, data, page.prompts)
-    return render(request, "items/detail.html", {"page": page, "sandbox": sandbox, **study})
+    sandbox = await queue.status()  # before any connection is held: see above
+    page, view = open_item(engine, identity, slug=slug, record=request.method == "GET")
+    context = {"page": page, "item": page.item, "prompts": page.prompts, "sandbox": sandbox}
+    return render(request, "items/detail.html", {**context, **view.context()})

@@ -9,42 +9,28 @@ import hashlib
 import re
 import secrets
 from datetime import datetime, timedelta
-from functools import lru_cache
+from functools import cache, lru_cache
 
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
 from sqlalchemy import delete
 from sqlmodel import Session, col, select
 
-from app.errors import DomainError
+from app.domain import AccountError, BadCredentials, InvalidToken
 from app.models import ApiToken, LoginSession, User, utcnow
+from app.services.ratelimit import AccountLimits
 
 MIN_PASSWORD_LENGTH = 8
 MAX_PASSWORD_LENGTH = 256  # argon2 takes any length; this only bounds the work per request
 USERNAME_PATTERN = re.compile(r"[a-z0-9][a-z0-9_.-]{2,39}")
 _hasher = PasswordHasher()
-# Verifying against this when the user does not exist takes as long as a real check, so the
-# time a refusal takes does not tell whether the name exists.
-_DUMMY_HASH = _hasher.hash("not a real password, only a timing stand-in")
 
 
-class AccountError(DomainError):
-    """A sign-up, sign-in or password change that cannot be done as asked."""
-
-    status = 422
-
-
-class BadCredentials(DomainError):
-    status = 401
-
-    def __init__(self) -> None:
-        super().__init__("That username and password do not match an account.")
-
-
-class InvalidToken(DomainError):
-    """A bearer token that is unknown or expired."""
-
-    status = 401
+@cache
+def _dummy_hash() -> str:
+    """Verifying against this when the user does not exist takes as long as a real check, so
+    the time a refusal takes does not tell whether the name exists. Made on first need."""
+    return _hasher.hash("not a real password, only a timing stand-in")
 
 
 @lru_cache(maxsize=1)
@@ -100,7 +86,7 @@ def authenticate(session: Session, *, username: str, password: str) -> User:
     """The user with this name and password, or BadCredentials (same answer either way)."""
     user = session.exec(select(User).where(User.username == normalise_username(username))).first()
     if user is None:
-        _verify(_DUMMY_HASH, password)
+        _verify(_dummy_hash(), password)
         raise BadCredentials()
     if not _verify(user.password_hash, password):
         raise BadCredentials()
@@ -108,6 +94,30 @@ def authenticate(session: Session, *, username: str, password: str) -> User:
         user.password_hash = _hasher.hash(password)
         session.add(user)
     return user
+
+
+def sign_in(
+    session: Session, limits: AccountLimits, *, username: str, password: str, client: str
+) -> User:
+    """The sign-in policy, for the form and the token API alike: attempts counted per
+    client, then wrong passwords per account, then the check itself."""
+    account = normalise_username(username)
+    limits.sign_in_per_client.hit(client)
+    limits.failures_per_account.check(account)
+    try:
+        return authenticate(session, username=username, password=password)
+    except BadCredentials:
+        limits.failures_per_account.hit(account)
+        raise
+
+
+def sign_up(
+    session: Session, limits: AccountLimits, *, username: str, password: str, client: str
+) -> User:
+    """The sign-up policy, for the form and the API alike: new accounts counted per client,
+    then the account created (not committed)."""
+    limits.sign_up_per_client.hit(client)
+    return create_user(session, username=username, password=password)
 
 
 def _verify(password_hash: str, password: str) -> bool:

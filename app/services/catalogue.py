@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
-from sqlalchemy import func
-from sqlmodel import Session, col, select
+from sqlalchemy import Connection, func
+from sqlalchemy import select as core_select
+from sqlmodel import col
 
 from app.models import Deck, Item, Topic
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class DeckSummary:
     slug: str
     title: str
@@ -18,33 +19,49 @@ class DeckSummary:
     item_count: int
 
 
+@dataclass(frozen=True, slots=True)
+class TopicSummary:
+    slug: str
+    title: str
+
+
 @dataclass(frozen=True)
 class Catalogue:
     decks: list[DeckSummary]
-    topics: list[Topic]
+    topics: list[TopicSummary]
+    # Titles by slug: a list row asks for two of them.
+    _titles: dict[str, str] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        titles = {f"deck:{d.slug}": d.title for d in self.decks}
+        titles.update({f"topic:{t.slug}": t.title for t in self.topics})
+        object.__setattr__(self, "_titles", titles)
 
     def deck_title(self, slug: str) -> str:
-        return next((d.title for d in self.decks if d.slug == slug), slug)
+        return self._titles.get(f"deck:{slug}", slug)
 
     def topic_title(self, slug: str) -> str:
-        return next((t.title for t in self.topics if t.slug == slug), slug)
+        return self._titles.get(f"topic:{slug}", slug)
 
 
 # Built once: every page of the library asks for these.
-_DECK_COUNTS = select(Item.deck_slug, func.count()).group_by(col(Item.deck_slug))
-_DECKS = select(Deck).order_by(col(Deck.position))
+_DECK_COUNTS = core_select(col(Item.deck_slug), func.count()).group_by(col(Item.deck_slug))
+_DECKS = core_select(col(Deck.slug), col(Deck.title), col(Deck.description)).order_by(
+    col(Deck.position)
+)
 _USED_TOPICS = (
-    select(Topic)
-    .where(col(Topic.slug).in_(select(Item.topic_slug).distinct()))
+    core_select(col(Topic.slug), col(Topic.title))
+    .where(col(Topic.slug).in_(core_select(col(Item.topic_slug)).distinct()))
     .order_by(col(Topic.position))
 )
 
 
-def load_catalogue(session: Session) -> Catalogue:
+def load_catalogue(connection: Connection) -> Catalogue:
     """All decks (with item counts) and the topics that have at least one item."""
-    counts = dict(session.exec(_DECK_COUNTS).all())
+    counts: dict[str, int] = {slug: n for slug, n in connection.execute(_DECK_COUNTS)}
     decks = [
-        DeckSummary(d.slug, d.title, d.description, counts.get(d.slug, 0))
-        for d in session.exec(_DECKS)
+        DeckSummary(slug, title, description, counts.get(slug, 0))
+        for slug, title, description in connection.execute(_DECKS)
     ]
-    return Catalogue(decks=decks, topics=list(session.exec(_USED_TOPICS)))
+    topics = [TopicSummary(slug, title) for slug, title in connection.execute(_USED_TOPICS)]
+    return Catalogue(decks=decks, topics=topics)

@@ -1,32 +1,24 @@
-"""Per-visitor limits on runs: how many at once, and how many a minute.
+"""Limits on attempts: sliding windows per key, and the run limiter built on them.
 
 Kept in the web process's memory: with several replicas each enforces its own share. The
-sandbox worker's queue is the shared, hard limit behind it."""
+sandbox worker's queue is the shared, hard limit behind run limits."""
 
 from __future__ import annotations
 
-import math
 import time
 from collections import defaultdict, deque
 from dataclasses import dataclass, field
 
-
-class RateLimited(Exception):
-    """Too many runs; `retry_after_seconds` says when to try again."""
-
-    def __init__(self, message: str, retry_after_seconds: int) -> None:
-        super().__init__(message)
-        self.message = message
-        self.retry_after_seconds = retry_after_seconds
+from app.domain import RateLimited, wait_in_words
 
 
 @dataclass
 class SlidingWindow:
-    """At most `limit` hits per key in any `window_seconds`: sign-in and sign-up attempts."""
+    """At most `limit` hits per key in any `window_seconds`."""
 
     limit: int
     window_seconds: float
-    message: str  # what the person is told; "{wait}" becomes the seconds to wait
+    message: str  # what the person is told; "{wait}" becomes the time to wait
     _hits: dict[str, deque[float]] = field(default_factory=lambda: defaultdict(deque))
 
     def check(self, key: str) -> None:
@@ -36,8 +28,8 @@ class SlidingWindow:
         while hits and now - hits[0] > self.window_seconds:
             hits.popleft()
         if len(hits) >= self.limit:
-            wait = max(1, math.ceil(self.window_seconds - (now - hits[0])))
-            raise RateLimited(self.message.format(wait=_in_words(wait)), wait)
+            wait = max(1.0, self.window_seconds - (now - hits[0]))
+            raise RateLimited(self.message.format(wait=wait_in_words(wait)), round(wait + 0.5))
 
     def hit(self, key: str) -> None:
         """Count one attempt for `key`, after checking that it may make one."""
@@ -47,7 +39,7 @@ class SlidingWindow:
 
 @dataclass
 class RunLimiter:
-    """Runs per visitor: at most `concurrent` at once and `per_minute` started a minute."""
+    """Runs per owner: at most `concurrent` at once and `per_minute` started a minute."""
 
     per_minute: int = 20
     concurrent: int = 2
@@ -72,10 +64,6 @@ class RunLimiter:
 
     def finished(self, key: str) -> None:
         self._active[key] = max(0, self._active[key] - 1)
-
-
-def _in_words(seconds: int) -> str:
-    return f"{seconds} s" if seconds < 120 else f"{math.ceil(seconds / 60)} minutes"
 
 
 @dataclass

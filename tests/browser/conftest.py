@@ -16,7 +16,7 @@ from playwright.sync_api import Browser, ConsoleMessage, Page, sync_playwright
 
 from app.main import create_app
 from app.settings import PROJECT_ROOT, Settings
-from tests.sandbox_worker import WorkerHandle
+from tests.support.sandbox_worker import WorkerHandle
 
 CHROMIUM = os.environ.get("BACKPROP_CHROMIUM", "/usr/bin/chromium")
 ARTIFACTS = PROJECT_ROOT / "test-artifacts" / "screenshots"
@@ -51,6 +51,7 @@ def live_server(
     app = create_app(
         Settings(
             database_url=f"sqlite:///{db}",
+            data_dir=db.parent / "data",
             secret_key="browser-tests",
             sandbox_socket=worker.socket_path,
             runs_per_minute=100,

@@ -8,7 +8,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from tests.browser.conftest import screenshot
-from tests.sandbox_worker import needs_isolation
+from tests.support.sandbox_worker import needs_isolation
 
 pytestmark = [pytest.mark.browser, needs_isolation]
 

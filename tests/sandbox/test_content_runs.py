@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 
 from app.importer.parse import ParsedItem, SampleSpec, parse_catalogue, parse_item
-from tests.conftest import CONTENT_DIR
-from tests.sandbox_worker import WorkerHandle, needs_isolation
+from tests.support.paths import CONTENT_DIR
+from tests.support.sandbox_worker import WorkerHandle, needs_isolation
 
 # What a CPU-only, offline host cannot give a sample as printed.
 NOT_HERE = {"cuda", "network", "incomplete", "broken", "long"}

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.sandbox_worker import WorkerHandle, needs_isolation, sandbox_processes
+from tests.support.sandbox_worker import WorkerHandle, needs_isolation, sandbox_processes
 
 CASES = sorted(p for p in (Path(__file__).parent / "cases").iterdir() if p.is_dir())
 pytestmark = needs_isolation

@@ -3,48 +3,38 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import signal
+import socket
 import subprocess
 import threading
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from sandbox import host
-from sandbox.protocol import CEILINGS, MAX_CODE_BYTES, Limits, Verdict, check_code
+from sandbox.pool import Pool
+from sandbox.protocol import (
+    MAX_CODE_BYTES,
+    PROTOCOL_VERSION,
+    Backend,
+    Event,
+    RunRequest,
+    RunResult,
+    Verdict,
+    WorkerState,
+    WorkerStatus,
+)
 from sandbox.worker import Worker
-from tests.sandbox_worker import WorkerHandle, needs_isolation
+from sandbox.zygote_client import ZygoteDied
+from tests.support.aio import run_async
+from tests.support.sandbox_worker import WorkerHandle, needs_isolation
 
 
-def test_requested_limits_are_clamped_to_the_ceilings() -> None:
-    limits = Limits.from_json({"wall_seconds": 10_000, "memory_mb": 1, "pids": 10**6, "bogus": 1})
-    assert limits.wall_seconds == CEILINGS.wall_seconds
-    assert limits.pids == CEILINGS.pids
-    assert limits.memory_mb == 256  # the floor: torch needs room to import
-    assert Limits.from_json(None) == Limits().clamped()
-
-
-def test_code_checks() -> None:
-    assert check_code("print(1)") is None
-    assert "64 KiB" in (check_code("x" * (MAX_CODE_BYTES + 1)) or "")
-    assert "UTF-8" in (check_code("\ud800") or "")
-    assert check_code(b"bytes") == "code must be a string"
-
-
-def test_verdicts_are_a_closed_set() -> None:
-    assert {v.value for v in Verdict} == {
-        "ok",
-        "error",
-        "timeout",
-        "memory_limit",
-        "output_limit",
-        "killed",
-        "rejected",
-        "internal_error",
-    }
+async def no_events(event: Event) -> None:
+    raise AssertionError(f"no event was expected, got {event}")
 
 
 def test_worker_refuses_to_run_code_where_it_cannot_isolate(
@@ -53,17 +43,97 @@ def test_worker_refuses_to_run_code_where_it_cannot_isolate(
     monkeypatch.setattr(host, "isolation_problem", lambda: "no namespaces here")
     worker = Worker(cpu_slots=1, max_queue=2, state_dir=tmp_path)
     status = worker.status()
-    assert status["available"] is False and "no namespaces here" in status["detail"]
+    assert status.state is WorkerState.UNAVAILABLE and not status.available
+    assert "no namespaces here" in status.detail
+    message = worker.status_message()
+    assert message["type"] == "status" and message["state"] == "unavailable"
+    assert message["available"] is False
 
-    async def emit(_: dict[str, Any]) -> None:
-        return None
-
-    # A thread of its own: the browser tests' driver may hold this thread's event loop.
-    with ThreadPoolExecutor(1) as pool:
-        request = {"request": {"id": "r", "code": "print(1)"}}
-        result = pool.submit(asyncio.run, worker.run(request, emit, [])).result()
+    request = RunRequest("r", "print(1)")
+    result = run_async(worker.run(request, no_events, []))
     assert result.verdict is Verdict.INTERNAL_ERROR
     assert "cannot isolate" in result.detail and result.stdout == ""
+
+
+class WarmUp:
+    """Stands in for warming the zygotes: over when a test says so, in success or not."""
+
+    def __init__(self) -> None:
+        self.fail = False
+        self.over: asyncio.Event | None = None  # made on the test's own loop
+
+    async def ensure_zygote(self, pool: Pool) -> Any:
+        self.over = self.over or asyncio.Event()
+        await self.over.wait()
+        if self.fail:
+            raise ZygoteDied(f"the {pool.backend} warm process exited while starting")
+
+    def end(self) -> None:
+        assert self.over is not None, "nothing began warming"
+        self.over.set()
+
+
+@pytest.fixture
+def warm_up(monkeypatch: pytest.MonkeyPatch) -> WarmUp:
+    """A host that says it can isolate code, has no GPU, and warms zygotes on cue."""
+    warm_up = WarmUp()
+    monkeypatch.setattr(host, "isolation_problem", lambda: None)
+    monkeypatch.setattr(host, "probe_cuda", lambda env: None)
+    monkeypatch.setattr(Pool, "ensure_zygote", lambda pool: warm_up.ensure_zygote(pool))
+    return warm_up
+
+
+def test_status_says_starting_until_the_zygotes_are_warm_and_runs_wait(
+    warm_up: WarmUp, tmp_path: Path
+) -> None:
+    worker = Worker(cpu_slots=1, max_queue=2, state_dir=tmp_path / "state")
+    events: list[Event] = []
+
+    async def emit(event: Event) -> None:
+        events.append(event)
+
+    async def scenario() -> tuple[WorkerStatus, bool, WorkerStatus, RunResult]:
+        start = asyncio.create_task(worker.start())
+        await asyncio.sleep(0)
+        starting = worker.status()
+        # A cuda run on a host without a GPU: once the worker is ready, rejected at once.
+        run = asyncio.create_task(worker.run(RunRequest("r", "1", Backend.CUDA), emit, []))
+        await asyncio.sleep(0.1)
+        waited = not run.done()
+        warm_up.end()
+        await start
+        return starting, waited, worker.status(), await run
+
+    starting, waited, ready, result = run_async(scenario())
+    assert starting.state is WorkerState.STARTING and not starting.available
+    assert starting.detail == "starting: loading PyTorch"
+    assert starting.backends == ["cpu"]
+    assert worker.status_message()["state"] == "ready"
+    assert waited and events == []  # it waited, and was told nothing meanwhile
+    assert ready.state is WorkerState.READY and ready.available and ready.detail == "ready"
+    assert ready.backends == ["cpu"] and ready.queue == {"cpu": 0}
+    assert result.verdict is Verdict.REJECTED and "no CUDA GPU" in result.detail
+
+
+def test_a_worker_that_could_not_start_says_why_and_runs_nothing(
+    warm_up: WarmUp, tmp_path: Path
+) -> None:
+    worker = Worker(cpu_slots=1, max_queue=2, state_dir=tmp_path / "state")
+    warm_up.fail = True
+
+    async def scenario() -> RunResult:
+        start = asyncio.create_task(worker.start())
+        run = asyncio.create_task(worker.run(RunRequest("r", "1"), no_events, []))
+        await asyncio.sleep(0)
+        warm_up.end()
+        await start
+        return await run
+
+    result = run_async(scenario())
+    assert result.verdict is Verdict.INTERNAL_ERROR and result.id == "r"
+    assert "cpu warm process exited while starting" in result.detail
+    status = worker.status()
+    assert status.state is WorkerState.UNAVAILABLE and "could not start" in status.detail
 
 
 @needs_isolation
@@ -96,6 +166,44 @@ def test_bad_requests_are_rejected_without_running(worker: WorkerHandle) -> None
     if "cuda" not in worker.status()["backends"]:
         result = worker.run("print(1)", backend="cuda")
         assert result["verdict"] == "rejected" and "no CUDA GPU" in result["detail"]
+
+
+@needs_isolation
+def test_a_run_in_another_protocol_version_is_rejected(worker: WorkerHandle) -> None:
+    request = {"id": "old-client", "code": "print(1)", "backend": "cpu"}
+    for message in (
+        {"op": "run", "request": request},
+        {"op": "run", "v": PROTOCOL_VERSION + 1, "request": request},
+    ):
+        [event] = worker.send(message)
+        result = event["result"]
+        assert event["type"] == "result" and result["verdict"] == "rejected"
+        assert result["id"] == "old-client" and result["stdout"] == ""
+        assert f"speaks protocol version {PROTOCOL_VERSION}" in result["detail"]
+
+
+@needs_isolation
+def test_status_says_ready_and_said_starting_while_it_warmed(worker: WorkerHandle) -> None:
+    message = worker.status()
+    assert message["type"] == "status"
+    status = WorkerStatus.from_json(message)
+    assert status.state is WorkerState.READY and message["available"] is True
+    assert status.detail == "ready" and status.protocol == PROTOCOL_VERSION
+    assert "cpu" in status.backends and status.devices["cpu"]
+    # The socket answered before the zygote was warm (it takes seconds to import torch).
+    assert worker.states_seen[0] == "starting" and worker.states_seen[-1] == "ready"
+
+
+@needs_isolation
+def test_malformed_messages_get_an_error(worker: WorkerHandle) -> None:
+    assert worker.send({"op": "dance"}) == [
+        {"type": "error", "detail": "op must be 'status' or 'run'"}
+    ]
+    with socket.socket(socket.AF_UNIX) as s:
+        s.connect(str(worker.socket_path))
+        s.sendall(b"[1, 2]\n")
+        reply = json.loads(s.makefile("rb").readline())
+    assert reply == {"type": "error", "detail": "each message must be one JSON object"}
 
 
 @needs_isolation
@@ -155,9 +263,6 @@ def test_a_crashed_zygote_is_replaced(worker: WorkerHandle) -> None:
 
 @needs_isolation
 def test_cancel_stops_a_run(worker: WorkerHandle) -> None:
-    import json
-    import socket
-
     with socket.socket(socket.AF_UNIX) as s:
         s.connect(str(worker.socket_path))
         request = {
@@ -165,7 +270,8 @@ def test_cancel_stops_a_run(worker: WorkerHandle) -> None:
             "code": "import time\nprint('go', flush=True)\ntime.sleep(60)",
             "backend": "cpu",
         }
-        s.sendall(json.dumps({"op": "run", "request": request}).encode() + b"\n")
+        message = {"op": "run", "v": PROTOCOL_VERSION, "request": request}
+        s.sendall(json.dumps(message).encode() + b"\n")
         reader = s.makefile("rb")
         while json.loads(reader.readline())["type"] != "stdout":
             pass

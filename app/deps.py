@@ -1,0 +1,142 @@
+"""Typed dependencies: what a handler needs, visible in its signature.
+
+The only module that reads `request.app.state`: the app factory puts one `AppState` there,
+and everything a handler may ask for comes out of it through an `Annotated` alias below."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from typing import Annotated
+
+from fastapi import Depends, Request
+from fastapi.security import HTTPAuthorizationCredentials
+from sqlalchemy import Connection
+from sqlalchemy.engine import Engine
+from sqlmodel import Session
+
+from app.domain import Identity, LearnerScope, SignInRequired
+from app.models import User
+from app.runqueue import RunQueue
+from app.services import learners
+from app.services.ratelimit import AccountLimits, RunLimiter
+from app.settings import Settings
+from app.web import identity as web_identity
+
+
+@dataclass
+class AppState:
+    """Everything an app instance holds for its requests (built by app.main.create_app)."""
+
+    settings: Settings
+    engine: Engine
+    run_queue: RunQueue
+    run_limiter: RunLimiter
+    account_limits: AccountLimits
+
+
+def app_state(request: Request) -> AppState:
+    state: AppState = request.app.state.backprop
+    return state
+
+
+async def _settings(request: Request) -> Settings:
+    return app_state(request).settings
+
+
+async def _engine(request: Request) -> Engine:
+    return app_state(request).engine
+
+
+async def _session(request: Request) -> AsyncIterator[Session]:
+    """One session per request. Declared async so FastAPI runs it on the event loop rather
+    than hopping to a worker thread; see app/routes/pages.py for why page queries run there
+    too."""
+    with Session(app_state(request).engine) as session:
+        yield session
+
+
+async def _connection(request: Request) -> AsyncIterator[Connection]:
+    """A plain connection for read-only pages: rows, no ORM session."""
+    with app_state(request).engine.connect() as connection:
+        yield connection
+
+
+SettingsDep = Annotated[Settings, Depends(_settings)]
+EngineDep = Annotated[Engine, Depends(_engine)]
+SessionDep = Annotated[Session, Depends(_session)]
+ConnectionDep = Annotated[Connection, Depends(_connection)]
+
+
+async def _run_queue(request: Request) -> RunQueue:
+    return app_state(request).run_queue
+
+
+async def _run_limiter(request: Request) -> RunLimiter:
+    return app_state(request).run_limiter
+
+
+async def _account_limits(request: Request) -> AccountLimits:
+    return app_state(request).account_limits
+
+
+RunQueueDep = Annotated[RunQueue, Depends(_run_queue)]
+RunLimiterDep = Annotated[RunLimiter, Depends(_run_limiter)]
+AccountLimitsDep = Annotated[AccountLimits, Depends(_account_limits)]
+
+
+async def identify(
+    request: Request,
+    credentials: Annotated[
+        HTTPAuthorizationCredentials | None, Depends(web_identity.bearer_scheme)
+    ],
+) -> Identity:
+    """Who is asking (at most one query), with CSRF enforced for browsers. Resolved once per
+    request and kept on request.state, where templates read it."""
+    cached: Identity | None = getattr(request.state, "identity", None)
+    if cached is not None:
+        return cached
+    await web_identity.check_csrf(request, bearer=credentials is not None)
+    identity, user = web_identity.resolve(request, credentials, engine=app_state(request).engine)
+    request.state.identity, request.state.user = identity, user
+    return identity
+
+
+IdentityDep = Annotated[Identity, Depends(identify)]
+
+
+async def _current_user(request: Request, identity: IdentityDep) -> User:
+    user: User | None = request.state.user
+    if user is None:
+        raise SignInRequired()
+    return user
+
+
+CurrentUser = Annotated[User, Depends(_current_user)]
+
+
+async def _learner(session: SessionDep, identity: IdentityDep) -> LearnerScope | None:
+    return learners.resolve(session, identity)
+
+
+async def _reader(session: SessionDep, identity: IdentityDep) -> LearnerScope:
+    return learners.for_reading(session, identity)
+
+
+async def _writer(session: SessionDep, identity: IdentityDep) -> LearnerScope:
+    return learners.resolve_or_create(session, identity)
+
+
+LearnerDep = Annotated[LearnerScope | None, Depends(_learner)]
+"""The asker's data, or None when they have recorded nothing yet."""
+ReaderDep = Annotated[LearnerScope, Depends(_reader)]
+"""The asker's data for reading (empty for someone with none)."""
+WriterDep = Annotated[LearnerScope, Depends(_writer)]
+"""The asker's data for a change: their learner is created on first need."""
+
+
+async def client_address(request: Request) -> str:
+    return request.client.host if request.client else "unknown"
+
+
+ClientDep = Annotated[str, Depends(client_address)]

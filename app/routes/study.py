@@ -1,0 +1,72 @@
+"""What a learner does on an item's page: bookmark it, check their recall of its prompts,
+keep a note. Guests have all of it too, kept against their browser until they sign up."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Depends, Form, Request
+from fastapi.responses import RedirectResponse, Response
+
+from app.deps import WriterDep, identify
+from app.domain import LearnerScope
+from app.services import items, study
+from app.services.items import ItemRow
+from app.services.study import MAX_NOTE_LENGTH
+from app.web.templating import is_htmx, render
+
+router = APIRouter(include_in_schema=False, dependencies=[Depends(identify)])
+
+
+def _item(scope: LearnerScope, slug: str) -> ItemRow:
+    return items.item_row(scope.session.connection(), slug=slug)
+
+
+def _answer(request: Request, scope: LearnerScope, item: ItemRow, fragment: str) -> Response:
+    """htmx gets the changed part of the page; a plain form post goes back to the item."""
+    scope.session.commit()
+    if not is_htmx(request):
+        return RedirectResponse(f"/items/{item.slug}#study", status_code=303)
+    context = {
+        "item": item,
+        "prompts": items.prompts_of(scope.session.connection(), item.id),
+        **study.study_view(scope, item).context(),
+    }
+    return render(request, fragment, context, fragment=fragment)
+
+
+@router.post("/items/{slug}/bookmark")
+async def bookmark(
+    request: Request, slug: str, scope: WriterDep, on: Annotated[bool, Form()]
+) -> Response:
+    """Bookmark the item, or take the bookmark off."""
+    item = _item(scope, slug)
+    study.set_bookmark(scope, item, on=on)
+    return _answer(request, scope, item, "items/_status.html")
+
+
+@router.post("/items/{slug}/checks")
+async def check(
+    request: Request,
+    slug: str,
+    scope: WriterDep,
+    prompt: Annotated[int, Form(ge=0, le=100)],
+    knew: Annotated[bool, Form()],
+) -> Response:
+    """Record whether the learner could answer one of the item's prompts."""
+    item = _item(scope, slug)
+    study.record_check(scope, item, prompt=prompt, knew=knew)
+    return _answer(request, scope, item, "items/_study.html")
+
+
+@router.post("/items/{slug}/note")
+async def note(
+    request: Request,
+    slug: str,
+    scope: WriterDep,
+    text: Annotated[str, Form(max_length=MAX_NOTE_LENGTH * 2)] = "",
+) -> Response:
+    """Save the learner's private note on the item (Markdown; an empty note removes it)."""
+    item = _item(scope, slug)
+    study.set_note(scope, item, text=text)
+    return _answer(request, scope, item, "items/_study.html")

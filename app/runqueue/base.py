@@ -1,0 +1,179 @@
+"""The run-queue contract, and the in-process fan-out its one-machine adapters share."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from sandbox.protocol import (
+    Busy,
+    Event,
+    Finished,
+    RunRequest,
+    RunResult,
+    Started,
+    Verdict,
+    WorkerStatus,
+)
+
+log = logging.getLogger(__name__)
+ACCEPT_TIMEOUT_SECONDS = 10
+LINGER_SECONDS = 30.0  # a finished run's live events stay for late watchers this long
+
+
+class QueueRefused(Exception):
+    """No worker will take the run now: its queue is full, or none can be reached."""
+
+    def __init__(self, detail: str, retry_after_seconds: int) -> None:
+        super().__init__(detail)
+        self.detail = detail
+        self.retry_after_seconds = retry_after_seconds
+
+
+class WorkerUnreachable(Exception):
+    """Raised by an adapter's event source when it cannot reach a worker."""
+
+
+class RunObserver(Protocol):
+    """Told of every run's start and outcome, whether or not anyone watches it (the app
+    records them in the database)."""
+
+    async def started(self, run_id: str, backend: str, device: str) -> None: ...
+
+    async def finished(self, run_id: str, result: RunResult) -> None: ...
+
+
+class RunQueue(Protocol):
+    async def submit(self, request: RunRequest) -> None:
+        """Hand the run to a worker; return once one has accepted it (queued or started).
+        QueueRefused when none will."""
+        ...
+
+    def events(self, run_id: str) -> AsyncIterator[Event] | None:
+        """The run's events from its start, live, ending with Finished; None when this
+        queue is not carrying the run (it ended long ago, or another process drives it)."""
+        ...
+
+    async def cancel(self, run_id: str) -> None:
+        """Ask the worker to stop the run; it ends with verdict `killed`."""
+        ...
+
+    async def status(self) -> WorkerStatus: ...
+
+    async def close(self) -> None: ...
+
+
+@dataclass
+class LiveRun:
+    """The events of a run in progress, for whoever watches it."""
+
+    events: list[Event] = field(default_factory=list)
+    changed: asyncio.Condition = field(default_factory=asyncio.Condition)
+    cancel: asyncio.Event = field(default_factory=asyncio.Event)
+
+    async def add(self, event: Event) -> None:
+        async with self.changed:
+            self.events.append(event)
+            self.changed.notify_all()
+
+    async def follow(self) -> AsyncIterator[Event]:
+        seen = 0
+        while True:
+            async with self.changed:
+                while seen >= len(self.events):
+                    await self.changed.wait()
+                batch = self.events[seen:]
+            seen += len(batch)
+            for event in batch:
+                yield event
+                if isinstance(event, Finished):
+                    return
+
+
+@dataclass(frozen=True)
+class _Unreachable:
+    detail: str
+
+
+class InProcessQueue:
+    """Drives each run in a task of this process and fans its events out to watchers.
+    Adapters provide `source`: the run's events as a worker produces them."""
+
+    def __init__(self, observer: RunObserver, *, linger_seconds: float = LINGER_SECONDS) -> None:
+        self.observer = observer
+        self.linger_seconds = linger_seconds
+        self.live: dict[str, LiveRun] = {}
+        self.tasks: set[asyncio.Task[None]] = set()
+
+    def source(self, request: RunRequest, cancel: asyncio.Event) -> AsyncIterator[Event]:
+        raise NotImplementedError
+
+    async def submit(self, request: RunRequest) -> None:
+        live = self.live[request.id] = LiveRun()
+        accepted: asyncio.Future[Event | _Unreachable] = asyncio.get_running_loop().create_future()
+        task = asyncio.create_task(self._drive(request, live, accepted))
+        self.tasks.add(task)
+        task.add_done_callback(self.tasks.discard)
+        first = await asyncio.wait_for(asyncio.shield(accepted), ACCEPT_TIMEOUT_SECONDS)
+        if isinstance(first, Busy):
+            raise QueueRefused(
+                "The code runners are all busy; try again in a few seconds.", first.retry_after
+            )
+        if isinstance(first, _Unreachable):
+            raise QueueRefused(first.detail, 30)
+
+    async def _drive(
+        self,
+        request: RunRequest,
+        live: LiveRun,
+        accepted: asyncio.Future[Event | _Unreachable],
+    ) -> None:
+        def accept(first: Event | _Unreachable) -> None:
+            if not accepted.done():
+                accepted.set_result(first)
+
+        async def end(detail: str) -> None:
+            result = RunResult.refused(request.id, Verdict.INTERNAL_ERROR, detail)
+            await self.observer.finished(request.id, result)
+            await live.add(Finished(result))
+
+        try:
+            try:
+                async for event in self.source(request, live.cancel):
+                    accept(event)
+                    if isinstance(event, Started):
+                        await self.observer.started(request.id, event.backend, event.device)
+                    elif isinstance(event, Finished):
+                        await self.observer.finished(request.id, event.result)
+                    await live.add(event)
+            except WorkerUnreachable as exc:
+                detail = f"Code cannot run right now: {exc}."
+                accept(_Unreachable(detail))
+                await end(detail)
+        except Exception:  # a bug here must not leave watchers waiting forever
+            log.exception("run %s failed in the app", request.id)
+            accept(_Unreachable("Code cannot run right now: an internal error."))
+            await end("The app lost track of this run.")
+        finally:
+            # Late watchers read the stored run; keep the live copy a little for stragglers.
+            await asyncio.sleep(self.linger_seconds)
+            self.live.pop(request.id, None)
+
+    def events(self, run_id: str) -> AsyncIterator[Event] | None:
+        live = self.live.get(run_id)
+        return live.follow() if live is not None else None
+
+    async def cancel(self, run_id: str) -> None:
+        live = self.live.get(run_id)
+        if live is not None:
+            live.cancel.set()
+
+    async def close(self) -> None:
+        for task in list(self.tasks):
+            task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await asyncio.gather(*self.tasks, return_exceptions=True)

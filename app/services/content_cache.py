@@ -1,0 +1,83 @@
+"""Content changes only when it is imported, yet every library page reads the catalogue and
+the item rows, and search-as-you-type repeats the same queries keystroke after keystroke.
+This keeps them per engine, with the content's version (how many files were imported, and
+when last) read again at most every RECHECK_SECONDS: a server process sees an import made by
+another process within that time, and one made by itself at once (`forget`)."""
+
+from __future__ import annotations
+
+import time
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from weakref import WeakKeyDictionary
+
+from markupsafe import Markup
+from sqlalchemy import Connection, func
+from sqlalchemy import select as core_select
+from sqlalchemy.engine import Engine
+from sqlmodel import col
+
+from app.models import ContentFile, Deck, Topic
+from app.services.catalogue import Catalogue, load_catalogue
+from app.services.items import ItemRow, all_rows
+
+RECHECK_SECONDS = 2.0
+MAX_CACHED_SEARCHES = 512
+_VERSION = core_select(func.count(), func.max(col(ContentFile.imported_at)))
+Ranked = list[tuple[int, Markup, Markup]]  # (item id, title, snippet) best first
+
+
+@dataclass
+class Snapshot:
+    """The content as of one import: its catalogue, its rows in deck order, and the answers
+    to the searches made since."""
+
+    version: tuple[object, ...]
+    checked_at: float
+    catalogue: Catalogue
+    rows: list[ItemRow]
+    deck_slugs: frozenset[str]
+    topic_slugs: frozenset[str]  # every topic, used by an item or not
+    searches: OrderedDict[str, Ranked] = field(default_factory=OrderedDict)
+
+    def cached_search(self, match: str) -> Ranked | None:
+        found = self.searches.get(match)
+        if found is not None:
+            self.searches.move_to_end(match)
+        return found
+
+    def keep_search(self, match: str, ranked: Ranked) -> None:
+        self.searches[match] = ranked
+        if len(self.searches) > MAX_CACHED_SEARCHES:
+            self.searches.popitem(last=False)
+
+
+_snapshots: WeakKeyDictionary[Engine, Snapshot] = WeakKeyDictionary()
+
+
+def snapshot(connection: Connection) -> Snapshot:
+    """The current content for this connection's database."""
+    engine = connection.engine
+    now = time.monotonic()
+    known = _snapshots.get(engine)
+    if known is not None and now - known.checked_at < RECHECK_SECONDS:
+        return known
+    version = tuple(connection.execute(_VERSION).one())
+    if known is not None and known.version == version:
+        known.checked_at = now
+        return known
+    fresh = Snapshot(
+        version,
+        now,
+        load_catalogue(connection),
+        all_rows(connection),
+        frozenset(connection.execute(core_select(col(Deck.slug))).scalars()),
+        frozenset(connection.execute(core_select(col(Topic.slug))).scalars()),
+    )
+    _snapshots[engine] = fresh
+    return fresh
+
+
+def forget(engine: Engine) -> None:
+    """Drop what is kept for `engine` (after this process imported content)."""
+    _snapshots.pop(engine, None)

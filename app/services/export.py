@@ -1,0 +1,88 @@
+"""Everything stored about a learner (and their account), for the JSON download."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from sqlmodel import col, select
+
+from app.domain import LearnerScope
+from app.models import Activity, Item, RecallCheck, User, utcnow
+from app.services import dashboard, study
+
+EXPORT_FORMAT = "backprop-export/1"
+
+
+def export(scope: LearnerScope, user: User | None) -> dict[str, Any]:
+    """All of this learner's data, as JSON-ready values (app/schemas.py documents the shape)."""
+    session = scope.session
+    slugs = dict(session.exec(select(Item.id, Item.slug)).all())
+    progress_rows = sorted(study.progress_by_item(scope).values(), key=lambda p: p.item_id)
+    checks = session.exec(
+        select(RecallCheck)
+        .where(RecallCheck.learner_id == scope.learner_id)
+        .order_by(col(RecallCheck.answered_at))
+    )
+    days = session.exec(
+        select(Activity).where(Activity.learner_id == scope.learner_id).order_by(col(Activity.day))
+    )
+    return {
+        "format": EXPORT_FORMAT,
+        "exported_at": utcnow().isoformat(),
+        "account": None
+        if user is None
+        else {
+            "username": user.username,
+            "created_at": user.created_at.isoformat(),
+            "password_changed_at": user.password_changed_at.isoformat(),
+        },
+        "progress": [
+            {
+                "item": slugs.get(p.item_id),
+                "status": p.status,
+                "bookmarked": p.bookmarked,
+                "note": p.note,
+                "visits": p.visits,
+                "runs": p.runs,
+                "runs_ok": p.runs_ok,
+                "first_visit_at": _iso(p.first_visit_at),
+                "last_visit_at": _iso(p.last_visit_at),
+            }
+            for p in progress_rows
+        ],
+        "recall_checks": [
+            {
+                "item": slugs.get(c.item_id),
+                "prompt": c.prompt,
+                "knew": c.knew,
+                "answered_at": c.answered_at.isoformat(),
+            }
+            for c in checks
+        ],
+        "activity": [
+            {"date": a.day.isoformat(), "views": a.views, "runs": a.runs, "checks": a.checks}
+            for a in days
+        ],
+        "runs": [
+            {
+                "id": run.id,
+                "item": item.slug if item else None,
+                "sample": run.sample_index,
+                "created_at": run.created_at.isoformat(),
+                "backend": run.backend,
+                "device": run.device,
+                "verdict": run.verdict,
+                "exit_code": run.exit_code,
+                "wall_ms": run.wall_ms,
+                "code_sha256": run.code_sha256,
+                "stdout": run.stdout,
+                "stderr": run.stderr,
+            }
+            for run, item in dashboard.runs(scope)
+        ],
+    }
+
+
+def _iso(value: datetime | None) -> str | None:
+    return value.isoformat() if value else None

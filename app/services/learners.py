@@ -1,0 +1,114 @@
+"""Whose personal data a request touches: the learner of a signed-in user or of a guest's
+browser. Resolving one gives a LearnerScope, which every other personal-data service takes
+first; carrying a guest into an account merges two learners into one."""
+
+from __future__ import annotations
+
+from sqlalchemy import delete, update
+from sqlmodel import Session, col, select
+
+from app.domain import NOBODY, Identity, LearnerScope
+from app.models import Activity, Item, ItemProgress, Learner, RecallCheck, Run
+from app.services import study
+
+
+def guest_learner(session: Session, visitor: str) -> Learner | None:
+    return session.exec(select(Learner).where(col(Learner.visitor) == visitor)).first()
+
+
+def user_learner(session: Session, user_id: int | None) -> Learner | None:
+    return session.exec(select(Learner).where(col(Learner.user_id) == user_id)).first()
+
+
+def resolve(session: Session, identity: Identity) -> LearnerScope | None:
+    """The scope of the asker's data, or None when they have recorded nothing yet."""
+    if identity.user_id is not None:
+        learner = user_learner(session, identity.user_id)
+    else:
+        learner = guest_learner(session, identity.visitor)
+    if learner is None or learner.id is None:
+        return None
+    return LearnerScope(session, learner.id)
+
+
+def resolve_or_create(session: Session, identity: Identity) -> LearnerScope:
+    """The scope of the asker's data, creating their learner on first need (not committed)."""
+    scope = resolve(session, identity)
+    if scope is not None:
+        return scope
+    if identity.user_id is not None:
+        learner = Learner(user_id=identity.user_id)
+    else:
+        learner = Learner(visitor=identity.visitor)
+    session.add(learner)
+    session.flush()
+    assert learner.id is not None
+    return LearnerScope(session, learner.id)
+
+
+def for_reading(session: Session, identity: Identity) -> LearnerScope:
+    """The asker's data for reading. Someone who has done nothing yet has no learner: they
+    read as empty, in the same shapes, and nothing is created for them."""
+    return resolve(session, identity) or LearnerScope(session, NOBODY)
+
+
+def carry_guest_into_account(session: Session, *, visitor: str, user_id: int) -> None:
+    """At sign-up or sign-in, this browser's guest data becomes the account's (merged with
+    what the account already has). Not committed: part of the sign-in transaction."""
+    guest = guest_learner(session, visitor)
+    if guest is None:
+        return
+    own = user_learner(session, user_id)
+    if own is None:
+        guest.user_id, guest.visitor = user_id, None
+        session.add(guest)
+        session.flush()
+    else:
+        merge(session, source=guest, target=own)
+
+
+def merge(session: Session, *, source: Learner, target: Learner) -> None:
+    """Carry a guest's data into an account's learner (at sign-in), then drop the guest.
+    Both have rows for an item: counts add up, a bookmark on either stays, notes are kept
+    both, and the status is derived again. Not committed: the caller's transaction."""
+    assert source.id is not None and target.id is not None
+    theirs = study.progress_by_item(LearnerScope(session, source.id))
+    ours = LearnerScope(session, target.id)
+    existing = study.progress_by_item(ours)
+    touched: list[int] = []
+    for item_id, guest in theirs.items():
+        row = existing.get(item_id)
+        if row is None:
+            continue
+        row.visits += guest.visits
+        row.runs += guest.runs
+        row.runs_ok += guest.runs_ok
+        row.bookmarked = row.bookmarked or guest.bookmarked
+        if guest.note and guest.note != row.note:
+            row.note = f"{row.note}\n\n{guest.note}".strip()
+        row.first_visit_at = min(
+            (t for t in (row.first_visit_at, guest.first_visit_at) if t), default=None
+        )
+        row.last_visit_at = max(
+            (t for t in (row.last_visit_at, guest.last_visit_at) if t), default=None
+        )
+        session.add(row)
+        session.delete(guest)
+        touched.append(item_id)
+    session.flush()
+    session.execute(
+        update(ItemProgress)
+        .where(col(ItemProgress.learner_id) == source.id)
+        .values(learner_id=target.id)
+    )
+    for model in (RecallCheck, Run):
+        session.execute(
+            update(model).where(col(model.learner_id) == source.id).values(learner_id=target.id)
+        )
+    for day in session.exec(select(Activity).where(Activity.learner_id == source.id)):
+        study.count_day(ours, day.day, views=day.views, runs=day.runs, checks=day.checks)
+    session.execute(delete(Activity).where(col(Activity.learner_id) == source.id))
+    session.delete(source)
+    session.flush()
+    for item in session.exec(select(Item).where(col(Item.id).in_(touched))):
+        study.refresh_status(ours, item)

@@ -1,0 +1,128 @@
+"""Full-text search over items: SQLite's FTS5 (ranked by BM25, matches highlighted), or
+ILIKE matching on databases without it."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from html import escape
+
+from markupsafe import Markup
+from sqlalchemy import Connection, or_, text
+from sqlalchemy import select as core_select
+from sqlmodel import col
+
+from app.domain import InvalidFilter
+from app.models import CodeSample, Item
+from app.services import content_cache
+from app.services.content_cache import Ranked
+from app.services.items import ItemFilter, ItemHit, ItemRow, filtered
+
+MAX_QUERY_LENGTH = 200
+MAX_QUERY_TERMS = 12
+# Private-use characters mark matches inside SQLite's snippets; the text is HTML-escaped
+# first and only then are the markers turned into <mark>, so content can never inject HTML.
+_OPEN, _CLOSE = "\ue000", "\ue001"
+_FTS = text(
+    "SELECT rowid, highlight(item_search, 0, :o, :c), "
+    "snippet(item_search, -1, :o, :c, '…', 16) "
+    "FROM item_search WHERE item_search MATCH :m "
+    # Title matches weigh most, then the explanation, then code.
+    "ORDER BY bm25(item_search, 10.0, 3.0, 1.0)"
+)
+
+
+def search_terms(q: str | None) -> list[str]:
+    """The words of a query, as FTS5 sees them; punctuation separates words."""
+    return re.findall(r"\w+", q or "")[:MAX_QUERY_TERMS]
+
+
+def plain_hits(rows: Sequence[ItemRow]) -> list[ItemHit]:
+    """Rows as list entries with nothing highlighted."""
+    return [ItemHit(item=r, title_html=Markup(escape(r.title)), snippet_html=None) for r in rows]
+
+
+def search(connection: Connection, rows: Sequence[ItemRow], terms: list[str]) -> list[ItemHit]:
+    """The rows matching every term, best first, with the matches marked."""
+    if not terms or not rows:
+        return []
+    if connection.dialect.name == "sqlite":
+        return _fts_search(connection, rows, terms)
+    return _like_search(connection, rows, terms)
+
+
+def _fts_search(connection: Connection, rows: Sequence[ItemRow], terms: list[str]) -> list[ItemHit]:
+    match = " ".join(f'"{t}"*' for t in terms)
+    snapshot = content_cache.snapshot(connection)
+    ranked = snapshot.cached_search(match)
+    if ranked is None:
+        found = connection.execute(_FTS, {"m": match, "o": _OPEN, "c": _CLOSE})
+        ranked = [(rowid, _marked(title), _marked(snippet)) for rowid, title, snippet in found]
+        snapshot.keep_search(match, ranked)
+    return _allowed(ranked, rows)
+
+
+def _allowed(ranked: Ranked, rows: Sequence[ItemRow]) -> list[ItemHit]:
+    allowed = {r.id: r for r in rows}
+    return [
+        ItemHit(item=allowed[rowid], title_html=title, snippet_html=snippet)
+        for rowid, title, snippet in ranked
+        if rowid in allowed
+    ]
+
+
+def _like_search(
+    connection: Connection, rows: Sequence[ItemRow], terms: list[str]
+) -> list[ItemHit]:
+    """Databases without FTS5: every term must occur in the title, prose or code."""
+    statement = core_select(col(Item.id), col(Item.body_text)).where(
+        col(Item.id).in_([r.id for r in rows])
+    )
+    for term in terms:
+        # \w+ terms may hold "_", a LIKE wildcard: match it literally.
+        pattern = "%" + term.replace("\\", "\\\\").replace("_", "\\_") + "%"
+        in_code = core_select(col(CodeSample.item_id)).where(
+            col(CodeSample.code).ilike(pattern, escape="\\")
+        )
+        statement = statement.where(
+            or_(
+                col(Item.title).ilike(pattern, escape="\\"),
+                col(Item.body_text).ilike(pattern, escape="\\"),
+                col(Item.id).in_(in_code),
+            )
+        )
+    found: dict[int | None, str] = {i: text_ for i, text_ in connection.execute(statement)}
+    ordered = sorted((r for r in rows if r.id in found), key=lambda r: (r.deck_slug, r.number))
+    return [_like_hit(r, found[r.id], terms) for r in ordered]
+
+
+def _like_hit(item: ItemRow, body_text: str, terms: list[str]) -> ItemHit:
+    pattern = re.compile("|".join(re.escape(t) for t in terms), re.IGNORECASE)
+
+    def mark(s: str) -> Markup:
+        return _marked(pattern.sub(lambda m: f"{_OPEN}{m.group(0)}{_CLOSE}", s))
+
+    found = pattern.search(body_text)
+    snippet = None
+    if found:
+        start = max(0, found.start() - 80)
+        snippet = mark(("…" if start else "") + body_text[start : start + 200] + "…")
+    return ItemHit(item=item, title_html=mark(item.title), snippet_html=snippet)
+
+
+def _marked(s: str) -> Markup:
+    return Markup(escape(s).replace(_OPEN, "<mark>").replace(_CLOSE, "</mark>"))
+
+
+def find(connection: Connection, filters: ItemFilter) -> list[ItemHit]:
+    """The library's answer to its filters: in deck order, or by relevance for a query."""
+    snapshot = content_cache.snapshot(connection)
+    if filters.deck and filters.deck not in snapshot.deck_slugs:
+        raise InvalidFilter(f"There is no deck called '{filters.deck}'.")
+    if filters.topic and filters.topic not in snapshot.topic_slugs:
+        raise InvalidFilter(f"There is no topic called '{filters.topic}'.")
+    rows = filtered(snapshot.rows, filters)
+    terms = search_terms(filters.q)
+    if filters.q and not terms:
+        return []  # a query of punctuation or symbols alone matches nothing
+    return search(connection, rows, terms) if terms else plain_hits(rows)

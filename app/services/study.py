@@ -1,0 +1,254 @@
+"""What a learner does with an item: visits, bookmarks, notes, recall checks and runs, and
+the status derived from them. Every function takes the learner's scope first and filters
+every statement by its learner id. Writers flush; the caller commits (one request, one
+transaction)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date, datetime
+from typing import Protocol
+
+from markupsafe import Markup
+from sqlalchemy import case, func
+from sqlmodel import col, select
+
+from app.db import upsert
+from app.domain import LearnerScope, NoteTooLong, UnknownPrompt
+from app.models import Activity, CodeSample, ItemProgress, QuizPrompt, RecallCheck, utcnow
+from app.services import progress
+from app.services.notes import render_note
+from app.services.progress import Check, Status
+
+MAX_NOTE_LENGTH = 20_000
+
+
+class ItemKey(Protocol):
+    """What progress needs of an item: an ORM Item or a plain row of the item page."""
+
+    @property
+    def id(self) -> int | None: ...
+
+    @property
+    def number(self) -> int: ...
+
+
+# Reading
+
+
+def progress_of(scope: LearnerScope, item: ItemKey) -> ItemProgress | None:
+    return scope.session.get(ItemProgress, (scope.learner_id, item.id))
+
+
+def progress_by_item(scope: LearnerScope) -> dict[int, ItemProgress]:
+    rows = scope.session.exec(
+        select(ItemProgress).where(ItemProgress.learner_id == scope.learner_id)
+    )
+    return {p.item_id: p for p in rows}
+
+
+def checks_of(scope: LearnerScope, item: ItemKey) -> list[RecallCheck]:
+    return list(
+        scope.session.exec(
+            select(RecallCheck)
+            .where(RecallCheck.learner_id == scope.learner_id, RecallCheck.item_id == item.id)
+            .order_by(col(RecallCheck.answered_at), col(RecallCheck.id))
+        )
+    )
+
+
+@dataclass(frozen=True)
+class StudyView:
+    """What the item page's progress parts show: status, bookmark, latest checks, note."""
+
+    progress: ItemProgress | None
+    status: Status
+    latest_checks: dict[int, bool]
+    note_html: Markup | None
+
+    def context(self) -> dict[str, object]:
+        return {
+            "progress": self.progress,
+            "status": self.status,
+            "latest_checks": self.latest_checks,
+            "note_html": self.note_html,
+            "max_note_length": MAX_NOTE_LENGTH,
+            "mastery_rule": progress.MASTERY_RULE,
+        }
+
+
+def study_view(scope: LearnerScope | None, item: ItemKey) -> StudyView:
+    """The learner's standing on `item`; someone with no learner yet stands nowhere."""
+    row = progress_of(scope, item) if scope else None
+    latest = {c.prompt: c.knew for c in checks_of(scope, item)} if scope else {}
+    return StudyView(
+        progress=row,
+        status=Status(row.status) if row else Status.new,
+        latest_checks=latest,
+        note_html=render_note(row.note) if row and row.note else None,
+    )
+
+
+# Writing
+
+
+def record_visit(scope: LearnerScope, item: ItemKey, *, now: datetime | None = None) -> None:
+    """The learner opened the item's page: new becomes seen; the day counts as read."""
+    now = now or utcnow()
+    upsert(
+        scope.session,
+        ItemProgress,
+        ["learner_id", "item_id"],
+        {
+            "learner_id": scope.learner_id,
+            "item_id": item.id,
+            "status": Status.seen.value,
+            "bookmarked": False,
+            "note": "",
+            "visits": 1,
+            "runs": 0,
+            "runs_ok": 0,
+            "first_visit_at": now,
+            "last_visit_at": now,
+            "updated_at": now,
+        },
+        {
+            "visits": ItemProgress.visits + 1,
+            "last_visit_at": now,
+            "first_visit_at": func.coalesce(col(ItemProgress.first_visit_at), now),
+            "status": case(
+                (col(ItemProgress.status) == Status.new.value, Status.seen.value),
+                else_=col(ItemProgress.status),
+            ),
+        },
+    )
+    count_day(scope, now.date(), views=1)
+
+
+def set_bookmark(scope: LearnerScope, item: ItemKey, *, on: bool) -> ItemProgress:
+    row = _row(scope, item)
+    row.bookmarked = on
+    return _save(scope, row)
+
+
+def set_note(scope: LearnerScope, item: ItemKey, *, text: str) -> ItemProgress:
+    text = text.replace("\r\n", "\n").strip()
+    if len(text) > MAX_NOTE_LENGTH:
+        raise NoteTooLong(len(text), MAX_NOTE_LENGTH)
+    row = _row(scope, item)
+    row.note = text
+    return _save(scope, row)
+
+
+def record_check(
+    scope: LearnerScope,
+    item: ItemKey,
+    *,
+    prompt: int,
+    knew: bool,
+    now: datetime | None = None,
+) -> ItemProgress:
+    """The learner's own verdict on one prompt (0 is the item's question itself)."""
+    positions = _prompt_positions(scope, item)
+    if prompt not in (positions or [0]):
+        raise UnknownPrompt(f"Question {item.number} has no prompt number {prompt}.")
+    now = now or utcnow()
+    scope.session.add(
+        RecallCheck(
+            learner_id=scope.learner_id,
+            item_id=_id(item),
+            prompt=prompt,
+            knew=knew,
+            answered_at=now,
+        )
+    )
+    count_day(scope, now.date(), checks=1)
+    return refresh_status(scope, item, prompts=positions)
+
+
+def record_run(
+    scope: LearnerScope, item: ItemKey | None, *, ok: bool, now: datetime | None = None
+) -> None:
+    """A run ended; it counts as practice on the day, and on its item when it had one."""
+    now = now or utcnow()
+    count_day(scope, now.date(), runs=1)
+    if item is not None:
+        row = _row(scope, item)
+        row.runs += 1
+        row.runs_ok += int(ok)
+        _save(scope, row)
+        refresh_status(scope, item)
+
+
+def refresh_status(
+    scope: LearnerScope, item: ItemKey, *, prompts: list[int] | None = None
+) -> ItemProgress:
+    """Derive the item's status again from everything recorded for it."""
+    row = _row(scope, item)
+    scope.session.flush()
+    checks = [Check(c.prompt, c.knew, c.answered_at.date()) for c in checks_of(scope, item)]
+    samples = scope.session.exec(
+        select(func.count()).select_from(CodeSample).where(CodeSample.item_id == item.id)
+    ).one()
+    row.status = progress.item_status(
+        visits=row.visits,
+        runs=row.runs,
+        runs_ok=row.runs_ok,
+        checks=checks,
+        prompts=_prompt_positions(scope, item) if prompts is None else prompts,
+        has_code=samples > 0,
+    ).value
+    return _save(scope, row)
+
+
+def count_day(
+    scope: LearnerScope, day: date, *, views: int = 0, runs: int = 0, checks: int = 0
+) -> None:
+    """Add to the learner's activity on `day` (the calendar and the streak read it)."""
+    upsert(
+        scope.session,
+        Activity,
+        ["learner_id", "day"],
+        {
+            "learner_id": scope.learner_id,
+            "day": day,
+            "views": views,
+            "runs": runs,
+            "checks": checks,
+        },
+        {
+            "views": Activity.views + views,
+            "runs": Activity.runs + runs,
+            "checks": Activity.checks + checks,
+        },
+    )
+
+
+def _row(scope: LearnerScope, item: ItemKey) -> ItemProgress:
+    row = progress_of(scope, item)
+    if row is None:
+        row = ItemProgress(learner_id=scope.learner_id, item_id=_id(item))
+        scope.session.add(row)
+    return row
+
+
+def _save(scope: LearnerScope, row: ItemProgress) -> ItemProgress:
+    row.updated_at = utcnow()
+    scope.session.add(row)
+    scope.session.flush()
+    return row
+
+
+def _id(item: ItemKey) -> int:
+    assert item.id is not None, "a stored row has an id"
+    return item.id
+
+
+def _prompt_positions(scope: LearnerScope, item: ItemKey) -> list[int]:
+    return list(
+        scope.session.exec(
+            select(QuizPrompt.position)
+            .where(QuizPrompt.item_id == item.id)
+            .order_by(col(QuizPrompt.position))
+        )
+    )

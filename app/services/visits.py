@@ -1,0 +1,67 @@
+"""The rules of reading: what opening an item records, and where a reader stands on the
+items of a list. Each function does its database work in one session it opens and closes
+itself, and is synchronous: nothing can be awaited while it holds a connection, so a page
+cannot starve the pool by waiting with a connection checked out."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from sqlalchemy import Connection
+from sqlalchemy.engine import Engine
+from sqlmodel import Session
+
+from app.domain import Identity, LearnerScope
+from app.services import items, learners, study
+from app.services.items import ItemDetail
+from app.services.progress import Status
+from app.services.study import StudyView
+
+
+def open_item(
+    engine: Engine, identity: Identity, *, slug: str, record: bool
+) -> tuple[ItemDetail, StudyView]:
+    """The item and the reader's standing on it, in one session. With `record` (a GET),
+    the visit is recorded for a browser that will be recognised again; one on its first
+    request has no cookie yet, and one that never keeps cookies (a bot, a load test) would
+    otherwise leave a new learner behind at every request."""
+    with Session(engine) as session:
+        page = items.item_detail(session.connection(), slug=slug)
+        if not (identity.signed_in or identity.known_browser):
+            return page, study.study_view(None, page.item)
+        scope: LearnerScope | None
+        if record:
+            scope = learners.resolve_or_create(session, identity)
+            study.record_visit(scope, page.item)
+            session.commit()
+        else:
+            scope = learners.resolve(session, identity)
+        return page, study.study_view(scope, page.item)
+
+
+@dataclass(frozen=True)
+class Standing:
+    """A reader's status on every item they touched, and their bookmarks."""
+
+    known: bool  # False: they have recorded nothing yet
+    statuses: dict[int, Status] = field(default_factory=dict)
+    bookmarked: frozenset[int] = frozenset()
+
+    def status_of(self, item_id: int) -> Status:
+        return self.statuses.get(item_id, Status.new)
+
+
+def standing(connection: Connection, identity: Identity) -> Standing:
+    """Where the reader stands, for the list's status pills and its progress filter."""
+    if not (identity.signed_in or identity.known_browser):
+        return Standing(known=False)  # a browser on its first request has recorded nothing
+    with Session(bind=connection) as session:
+        scope = learners.resolve(session, identity)
+        if scope is None:
+            return Standing(known=False)
+        rows = study.progress_by_item(scope)
+    return Standing(
+        known=True,
+        statuses={i: Status(p.status) for i, p in rows.items()},
+        bookmarked=frozenset(i for i, p in rows.items() if p.bookmarked),
+    )

@@ -1,0 +1,79 @@
+"""The cookies a browser carries, and what each request derives from them before routing:
+the visitor key (who a guest is) and the CSRF token its forms must send back."""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import secrets
+
+from fastapi import Request
+from starlette.requests import cookie_parser
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+VISITOR_COOKIE = "backprop_visitor"
+SESSION_COOKIE = "backprop_session"
+ONE_YEAR_SECONDS = 365 * 24 * 3600
+NEW_VISITOR_KEY = "backprop.new_visitor"  # scope key: the cookie this response is setting
+CSRF_KEY = "backprop.csrf"  # scope key: this request's CSRF token
+
+
+def visitor_key(request: Request) -> str:
+    """A stable, opaque key for the visitor (never the raw cookie)."""
+    token = request.cookies.get(VISITOR_COOKIE) or request.scope.get(NEW_VISITOR_KEY)
+    if not token:
+        token = f"addr:{request.client.host if request.client else 'unknown'}"
+    return hashlib.sha256(str(token).encode()).hexdigest()[:32]
+
+
+def csrf_token(request: Request) -> str:
+    """The token this request's pages put in their forms (computed by RequestCookies)."""
+    token: str = request.scope.get(CSRF_KEY, "")
+    return token
+
+
+def _cookies(scope: Scope) -> dict[str, str]:
+    """The request's cookies, parsed as Starlette's `request.cookies` parses them."""
+    for name, value in scope.get("headers") or []:
+        if name == b"cookie":
+            return cookie_parser(value.decode("latin-1"))
+    return {}
+
+
+class RequestCookies:
+    """Gives every browser without one a visitor cookie (HttpOnly, SameSite=Lax), and works
+    out the request's CSRF token: an HMAC of the visitor and sign-in cookies with the secret
+    key, so another site can neither read it nor forge it, and signing in or out changes it.
+    Plain ASGI: cheaper than BaseHTTPMiddleware."""
+
+    def __init__(self, app: ASGIApp, *, secret_key: str) -> None:
+        self.app = app
+        self.key = secret_key.encode()
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope["path"].startswith("/static/"):
+            await self.app(scope, receive, send)
+            return
+        cookies = _cookies(scope)
+        visitor = cookies.get(VISITOR_COOKIE)
+        new_cookie: bytes | None = None
+        if not visitor and not scope["path"].startswith("/api/"):
+            visitor = secrets.token_urlsafe(24)
+            scope[NEW_VISITOR_KEY] = visitor
+            secure = "; Secure" if scope.get("scheme") == "https" else ""
+            new_cookie = (
+                f"{VISITOR_COOKIE}={visitor}; Path=/; Max-Age={ONE_YEAR_SECONDS}; HttpOnly; "
+                f"SameSite=Lax{secure}"
+            ).encode()
+        message = f"{visitor or ''}|{cookies.get(SESSION_COOKIE, '')}".encode()
+        scope[CSRF_KEY] = hmac.new(self.key, message, hashlib.sha256).hexdigest()[:40]
+        if new_cookie is None:
+            await self.app(scope, receive, send)
+            return
+
+        async def send_with_cookie(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                message["headers"] = [*message.get("headers", []), (b"set-cookie", new_cookie)]
+            await send(message)
+
+        await self.app(scope, receive, send_with_cookie)

@@ -1,0 +1,77 @@
+"""Templates and the one rule for answering the browser: one URL, two shapes."""
+
+from __future__ import annotations
+
+import hashlib
+from functools import lru_cache
+from typing import Any
+
+from fastapi import Request
+from fastapi.responses import HTMLResponse
+from fastapi.templating import Jinja2Templates
+
+from app.domain import Difficulty, Identity
+from app.settings import PROJECT_ROOT
+from app.web.cookies import csrf_token
+
+STATIC_DIR = PROJECT_ROOT / "static"
+
+
+@lru_cache(maxsize=64)
+def asset_url(path: str) -> str:
+    """/static/<path>?v=<hash of its bytes>: browsers may cache it for good, since any change
+    to the file changes the address. Cheaper than url_for, which walks the routes."""
+    digest = hashlib.sha256((STATIC_DIR / path).read_bytes()).hexdigest()[:12]
+    return f"/static/{path}?v={digest}"
+
+
+def viewer(request: Request) -> Identity | None:
+    """Who the page is for, when the route resolved it (error pages may not have)."""
+    identity: Identity | None = getattr(request.state, "identity", None)
+    return identity
+
+
+templates = Jinja2Templates(directory=PROJECT_ROOT / "templates")
+templates.env.trim_blocks = True
+templates.env.lstrip_blocks = True
+templates.env.globals.update(
+    asset=asset_url, csrf_token=csrf_token, viewer=viewer, difficulties=list(Difficulty)
+)
+
+
+def is_htmx(request: Request) -> bool:
+    """A request htmx made to swap part of the page: not a boosted navigation, and not the
+    whole-page fetch htmx makes to restore history (Back) when its cache is off."""
+    headers = request.headers
+    return (
+        headers.get("HX-Request") == "true"
+        and "HX-Boosted" not in headers
+        and "HX-History-Restore-Request" not in headers
+    )
+
+
+def render(
+    request: Request,
+    page: str,
+    context: dict[str, Any],
+    *,
+    fragment: str | None = None,
+    status_code: int = 200,
+    headers: dict[str, str] | None = None,
+) -> HTMLResponse:
+    """The full `page`, or just `fragment` when htmx asks; caches keep the two apart."""
+    partial = bool(fragment) and is_htmx(request)
+    name = fragment if partial and fragment else page
+    response = templates.TemplateResponse(
+        request, name, {**context, "htmx": partial}, status_code=status_code
+    )
+    response.headers["Vary"] = "HX-Request"
+    response.headers.update(headers or {})
+    return response
+
+
+def compile_all() -> None:
+    """Compile every template now (at start-up, before the garbage collector is frozen),
+    rather than on each one's first request."""
+    for name in templates.env.list_templates(extensions=["html"]):
+        templates.get_template(name)

@@ -1,0 +1,87 @@
+"""What a run streams to its client before (and as) its end. On the wire each event is one
+{"type": ..., ...} object; in the worker and the app it is one of these typed values."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import asdict, dataclass
+from typing import Any, Literal
+
+from sandbox.protocol.runs import RunResult
+
+
+@dataclass(frozen=True)
+class Queued:
+    """Waiting for a slot; position 1 means next. Sent again whenever it changes."""
+
+    position: int
+    type: Literal["queued"] = "queued"
+
+
+@dataclass(frozen=True)
+class Started:
+    """The code is running on `backend` (`device` names the hardware)."""
+
+    backend: str
+    device: str
+    type: Literal["started"] = "started"
+
+
+@dataclass(frozen=True)
+class Output:
+    """Text the code printed (UTF-8, invalid bytes replaced)."""
+
+    stream: Literal["stdout", "stderr"]
+    data: str
+
+    @property
+    def type(self) -> str:
+        return self.stream  # the wire names the stream itself: {"type": "stdout", ...}
+
+
+@dataclass(frozen=True)
+class Busy:
+    """The queue is full: a `rejected` result follows; try again after `retry_after` s."""
+
+    retry_after: int
+    type: Literal["busy"] = "busy"
+
+
+@dataclass(frozen=True)
+class Finished:
+    """Always the last event of a run."""
+
+    result: RunResult
+    type: Literal["result"] = "result"
+
+
+Event = Queued | Started | Output | Busy | Finished
+# How the worker hands one event to its client (written to the socket as it comes).
+Emit = Callable[[Event], Awaitable[None]]
+
+
+def event_to_json(event: Event) -> dict[str, Any]:
+    if isinstance(event, Output):
+        return {"type": event.stream, "data": event.data}
+    if isinstance(event, Finished):
+        return {"type": "result", "result": event.result.to_json()}
+    return asdict(event)
+
+
+def event_from_json(data: dict[str, Any]) -> Event:
+    """The event a message carries; ValueError for anything that is not one."""
+    try:
+        kind = data["type"]
+        if kind in ("stdout", "stderr"):
+            return Output(kind, str(data["data"]))
+        if kind == "queued":
+            return Queued(int(data["position"]))
+        if kind == "started":
+            return Started(str(data["backend"]), str(data["device"]))
+        if kind == "busy":
+            return Busy(int(data["retry_after"]))
+        if kind == "result":
+            return Finished(RunResult.from_json(data["result"]))
+    except (KeyError, TypeError, AttributeError) as exc:
+        raise ValueError(f"malformed event: {exc}") from None
+    raise ValueError(f"unknown event type {kind!r}")

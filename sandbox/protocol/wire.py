@@ -1,0 +1,25 @@
+"""How messages travel: one JSON object per line, and the version of the protocol they speak."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+# Sent as "v" in every run message: a worker refuses a run in a version it does not speak,
+# rather than guess at what an older or newer client meant.
+PROTOCOL_VERSION = 1
+
+
+def encode(message: dict[str, Any]) -> bytes:
+    return json.dumps(message, separators=(",", ":")).encode() + b"\n"
+
+
+def decode(line: bytes) -> dict[str, Any]:
+    """One message; ValueError for anything that is not a JSON object."""
+    try:
+        message = json.loads(line)
+    except RecursionError:  # deeply nested arrays: malformed, not a crash of the reader
+        raise ValueError("a message nests too deeply") from None
+    if not isinstance(message, dict):
+        raise ValueError("a message must be a JSON object")
+    return message

@@ -1,0 +1,154 @@
+"""The worker's Unix socket: listening on it, and answering each connection, which carries
+one status query or one run (that a cancel, or the client leaving, stops)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import functools
+import logging
+import os
+from pathlib import Path
+from typing import Any
+
+from sandbox.protocol import (
+    PROTOCOL_VERSION,
+    RUN_ID_RE,
+    Emit,
+    Event,
+    Finished,
+    RunRequest,
+    RunResult,
+    StopReason,
+    Verdict,
+    decode,
+    encode,
+    event_to_json,
+)
+from sandbox.runner import RunContext
+from sandbox.worker import Worker
+
+log = logging.getLogger("sandbox")
+
+MAX_LINE_BYTES = 1 << 20  # a run message holds at most 64 KiB of code, JSON-escaped
+
+
+async def serve(socket_path: Path, worker: Worker) -> None:
+    """Listen first, then warm up: meanwhile status answers `starting`, and runs wait."""
+    socket_path.parent.mkdir(parents=True, exist_ok=True)
+    with contextlib.suppress(FileNotFoundError):
+        socket_path.unlink()
+    server = await asyncio.start_unix_server(
+        functools.partial(handle, worker), path=str(socket_path), limit=MAX_LINE_BYTES
+    )
+    os.chmod(socket_path, 0o600)
+    log.info("sandbox worker listening on %s (%s)", socket_path, worker.status().detail)
+    async with server:
+        await worker.start()
+        log.info("sandbox worker %s", worker.status().detail)
+        await server.serve_forever()
+
+
+async def handle(
+    worker: Worker, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
+) -> None:
+    """One client connection: one status query or one run."""
+
+    async def send(message: dict[str, Any]) -> None:
+        writer.write(encode(message))
+        await writer.drain()
+
+    async def emit(event: Event) -> None:
+        await send(event_to_json(event))  # the one place an event becomes JSON
+
+    try:
+        line = await reader.readline()
+        if not line:
+            return
+        try:
+            message = decode(line)
+        except ValueError:
+            await send(_error("each message must be one JSON object"))
+            return
+        if message.get("op") == "status":
+            await send(worker.status_message())
+        elif message.get("op") == "run":
+            await emit(Finished(await _answer_run(worker, message, reader, emit)))
+        else:
+            await send(_error("op must be 'status' or 'run'"))
+    except (ConnectionError, asyncio.IncompleteReadError):
+        pass
+    finally:
+        writer.close()
+
+
+def run_request(message: dict[str, Any]) -> RunRequest | RunResult:
+    """The request a run message carries, or the `rejected` result that answers it: when it
+    is malformed, or written for another version of the protocol."""
+    version = message.get("v")
+    # `type(...) is int`: JSON's true and 1.0 compare equal to 1 but are not a version.
+    if type(version) is not int or version != PROTOCOL_VERSION:
+        said = f"version {version}" if type(version) is int else "no version"
+        return RunResult.refused(
+            _run_id(message),
+            Verdict.REJECTED,
+            f"This worker speaks protocol version {PROTOCOL_VERSION}; the run asked for {said}.",
+        )
+    return RunRequest.from_json(message.get("request"))
+
+
+async def _answer_run(
+    worker: Worker,
+    message: dict[str, Any],
+    reader: asyncio.StreamReader,
+    emit: Emit,
+) -> RunResult:
+    """Run what `message` asks for, stopping it if anything more comes from the client (a
+    cancel) or the client goes away; its result, whatever happens."""
+    request = run_request(message)
+    if isinstance(request, RunResult):
+        return request
+    contexts: list[RunContext] = []
+    run = asyncio.create_task(worker.run(request, emit, contexts))
+    watch = asyncio.create_task(reader.readline())  # a cancel, or the client leaving
+    try:
+        done, _ = await asyncio.wait({run, watch}, return_when=asyncio.FIRST_COMPLETED)
+        if watch in done and not run.done():
+            if contexts:
+                contexts[0].stop(StopReason.CANCEL)  # running: killed, and judged as such
+            else:
+                run.cancel()  # still waiting for a slot (or for the worker to start)
+        return await _outcome(run, request)
+    finally:
+        watch.cancel()
+
+
+async def _outcome(run: asyncio.Task[RunResult], request: RunRequest) -> RunResult:
+    try:
+        return await run
+    except asyncio.CancelledError:
+        return RunResult.refused(
+            request.id,
+            Verdict.KILLED,
+            "Cancelled while waiting in the queue.",
+            backend=request.backend.value,
+        )
+    except Exception as exc:  # a bug of ours must still end in a result
+        log.exception("run failed inside the worker")
+        return RunResult.refused(
+            request.id,
+            Verdict.INTERNAL_ERROR,
+            f"The sandbox failed: {type(exc).__name__}.",
+            backend=request.backend.value,
+        )
+
+
+def _run_id(message: dict[str, Any]) -> str:
+    """The run's id, when the message holds a valid one: to label a rejection with."""
+    request = message.get("request")
+    run_id = request.get("id") if isinstance(request, dict) else None
+    return run_id if isinstance(run_id, str) and RUN_ID_RE.match(run_id) else ""
+
+
+def _error(detail: str) -> dict[str, Any]:
+    return {"type": "error", "detail": detail}

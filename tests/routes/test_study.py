@@ -1,0 +1,137 @@
+"""Progress: the status rules, streak and calendar, what pages record, the dashboard and
+GET /api/me/progress agreeing, and the list's progress filter."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+from fastapi.testclient import TestClient
+from sqlalchemy.engine import Engine
+from sqlmodel import Session, select
+
+from app.domain import Identity
+from app.main import create_app
+from app.models import Item
+from app.services import learners, study
+from app.settings import RunQueueKind, Settings
+from tests.support.forms import csrf_token, form, sign_up
+
+# Recording, through the pages
+
+
+def test_opening_an_item_marks_it_seen_and_counts_the_day(client: TestClient) -> None:
+    sign_up(client, "amy")
+    page = client.get("/items/dropout").text
+    assert "status-seen" in page and "Seen" in page
+    progress = client.get("/api/me/progress").json()
+    assert progress["status_counts"]["seen"] == 1
+    assert progress["activity"][0]["views"] == 1 and progress["streak_days"] == 0  # reading only
+    assert progress["continue"]["slug"] == "dropout"
+
+
+def test_checking_a_prompt_makes_it_practising_and_starts_a_streak(client: TestClient) -> None:
+    sign_up(client, "ben")
+    response = client.post(
+        "/items/dropout/checks",
+        data={"prompt": "1", "knew": "true"},
+        headers={"HX-Request": "true", "X-CSRF-Token": csrf_token(client)},
+    )
+    assert response.status_code == 200
+    assert "Last time: you knew it" in response.text
+    assert 'id="item-status" class="item-status" hx-swap-oob="outerHTML"' in response.text
+    progress = client.get("/api/me/progress").json()
+    assert progress["status_counts"]["practising"] == 1 and progress["streak_days"] == 1
+
+
+def test_a_prompt_the_item_does_not_have_is_refused(client: TestClient) -> None:
+    sign_up(client, "cleo")
+    response = form(client, "/items/dropout/checks", prompt="7", knew="true")
+    assert response.status_code == 422 and "no prompt number 7" in response.text
+    assert client.get("/api/me/progress").json()["status_counts"]["practising"] == 0
+
+
+def test_mastery_through_the_service_with_checks_on_two_days(
+    client: TestClient, engine: Engine
+) -> None:
+    sign_up(client, "dan")
+    with Session(engine) as session:
+        from app.models import User
+
+        user = session.exec(select(User)).one()
+        item = session.exec(select(Item).where(Item.slug == "dropout")).one()
+        data = learners.resolve_or_create(session, Identity(visitor="v", user_id=user.id))
+        first = datetime(2026, 11, 1, 9, tzinfo=UTC)
+        for day in (first, first + timedelta(days=2)):
+            for prompt in (1, 2):
+                study.record_check(data, item, prompt=prompt, knew=True, now=day)
+        assert study.progress_of(data, item).status == "practising"  # type: ignore[union-attr]
+        study.record_run(data, item, ok=True)
+        assert study.progress_of(data, item).status == "mastered"  # type: ignore[union-attr]
+        session.commit()
+    assert client.get("/api/me/items/dropout").json()["status"] == "mastered"
+
+
+def test_notes_are_markdown_shown_escaped(client: TestClient) -> None:
+    sign_up(client, "eve")
+    note = "**Scale** by 1/(1-p)\n\n<script>alert('x')</script> [link](javascript:alert(1))"
+    form(client, "/items/dropout/note", text=note)
+    page = client.get("/items/dropout").text
+    rendered = page.split('class="note-rendered prose"')[1].split("</div>")[0]
+    assert "<strong>Scale</strong>" in rendered
+    assert "&lt;script&gt;" in rendered and "<script>" not in rendered
+    assert "javascript:" not in rendered.replace("[link](javascript:alert(1))", "")
+
+
+def test_a_note_too_long_is_refused_and_the_old_one_kept(client: TestClient) -> None:
+    sign_up(client, "finn")
+    form(client, "/items/dropout/note", text="keep me")
+    response = form(client, "/items/dropout/note", text="x" * 20_001)
+    assert response.status_code == 422 and "at most 20,000 characters" in response.text
+    assert client.get("/api/me/items/dropout").json()["note"] == "keep me"
+
+
+def test_an_empty_note_removes_it(client: TestClient) -> None:
+    sign_up(client, "gus")
+    form(client, "/items/dropout/note", text="temporary")
+    form(client, "/items/dropout/note", text="   ")
+    assert client.get("/api/me/items/dropout").json()["note"] == ""
+
+
+# The dashboard and the list
+
+
+def test_the_list_shows_statuses_and_filters_by_them(client: TestClient) -> None:
+    sign_up(client, "jon")
+    client.get("/items/dropout")
+    form(client, "/items/batch-normalization/bookmark", on="true")
+    listing = client.get("/items?deck=deep-learning").text
+    assert listing.count("status-pill status-seen") == 1
+    bookmarked = client.get("/items?progress=bookmarked").text
+    assert bookmarked.count('class="item-row"') == 1 and "/items/batch-normalization" in bookmarked
+    unseen = client.get("/items?deck=deep-learning&progress=new").text
+    assert unseen.count('class="item-row"') == 37  # the bookmarked one was never opened
+    assert client.get("/items?progress=bogus").status_code == 422
+
+
+def test_no_bookmarks_yet_says_how_to_make_one(client: TestClient) -> None:
+    page = client.get("/items?progress=bookmarked").text
+    assert "No bookmarks yet" in page
+
+
+def test_a_run_that_cannot_start_counts_as_no_practice(settings: Settings) -> None:
+    """No sandbox worker behind the socket: the run is refused, and nothing is counted for
+    it (runs that do run are counted in tests/routes/test_runs.py)."""
+    no_worker = settings.model_copy(update={"run_queue": RunQueueKind.local})
+    with TestClient(create_app(no_worker)) as client:
+        _cannot_start(client)
+
+
+def _cannot_start(client: TestClient) -> None:
+    sign_up(client, "kim")
+    response = client.post(
+        "/api/runs",
+        json={"code": "print(1)", "item": "dropout", "sample": 1},
+        headers={"X-CSRF-Token": csrf_token(client)},
+    )
+    assert response.status_code == 503
+    assert client.get("/api/me/items/dropout").json()["runs"] == 0

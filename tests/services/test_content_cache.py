@@ -1,0 +1,52 @@
+"""The content snapshot (app/services/content_cache.py): what the library pages read is
+kept, and an import is seen: at once by the process that made it, and by any other within
+RECHECK_SECONDS."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from sqlalchemy.engine import Engine
+
+from app.importer import import_content
+from app.services import content_cache
+from app.services.items import ItemFilter
+from app.services.search import find
+
+
+def titles(engine: Engine, q: str | None = None) -> list[str]:
+    with engine.connect() as connection:
+        return [h.item.title for h in find(connection, ItemFilter(deck="deep-learning", q=q))]
+
+
+def retitle(content: Path, new: str) -> None:
+    path = content / "deep-learning" / "08-dropout.md"
+    text = path.read_text(encoding="utf-8")
+    old = next(line for line in text.splitlines() if line.startswith("title:"))
+    path.write_text(text.replace(old, f"title: {new}", 1), encoding="utf-8")
+
+
+def test_an_import_is_seen_after_the_recheck_time(
+    empty_engine: Engine, content_copy: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import_content(empty_engine, content_copy)
+    before = titles(empty_engine)
+    assert "Zebra dropout" not in before and titles(empty_engine, "zebra") == []
+    retitle(content_copy, "Zebra dropout")
+    import_content(empty_engine, content_copy)  # as another process would
+    assert titles(empty_engine) == before  # kept for up to RECHECK_SECONDS
+    monkeypatch.setattr(content_cache, "RECHECK_SECONDS", 0.0)
+    assert "Zebra dropout" in titles(empty_engine)
+    assert [t for t in titles(empty_engine, "zebra")] == ["Zebra dropout"]
+
+
+def test_forget_shows_this_processs_import_at_once(
+    empty_engine: Engine, content_copy: Path
+) -> None:
+    import_content(empty_engine, content_copy)
+    titles(empty_engine, "dropout")
+    retitle(content_copy, "Yak dropout")
+    import_content(empty_engine, content_copy)
+    content_cache.forget(empty_engine)
+    assert titles(empty_engine, "yak") == ["Yak dropout"]

@@ -1,0 +1,238 @@
+"""The importer: loads every file, is idempotent, skips unchanged files, and refuses a bad
+file with its name, line and reason while writing nothing."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from sqlalchemy import func, text
+from sqlalchemy.engine import Engine
+from sqlmodel import Session, select
+
+from app.importer import ContentError, import_content
+from app.importer.parse import parse_catalogue, parse_item
+from app.models import CodeSample, ContentFile, Deck, Item, QuizPrompt
+from tests.support.paths import CONTENT_DIR
+
+
+def counts(engine: Engine) -> dict[str, int]:
+    with Session(engine) as s:
+        return {
+            "items": s.exec(select(func.count()).select_from(Item)).one(),
+            "samples": s.exec(select(func.count()).select_from(CodeSample)).one(),
+            "prompts": s.exec(select(func.count()).select_from(QuizPrompt)).one(),
+            "files": s.exec(select(func.count()).select_from(ContentFile)).one(),
+            "search": s.execute(text("SELECT count(*) FROM item_search")).scalar_one(),
+        }
+
+
+def item_file(content: Path, name: str) -> Path:
+    return next(content.glob(f"*/{name}"))
+
+
+def test_first_import_loads_every_deck(empty_engine: Engine, content_copy: Path) -> None:
+    report = import_content(empty_engine, content_copy)
+    n_files = len(list(content_copy.glob("*/*.md")))
+    assert len(report.added) == n_files
+    with Session(empty_engine) as s:
+        decks = dict(
+            s.exec(select(Item.deck_slug, func.count()).group_by(Item.deck_slug)).all()  # type: ignore[arg-type]
+        )
+    assert decks["deep-learning"] == 38
+    assert decks["pytorch-essentials"] == 20
+    assert decks.get("torch-compile", 0) >= 1
+    c = counts(empty_engine)
+    assert c["items"] == c["search"] == n_files
+    assert c["prompts"] >= 76
+
+
+def test_second_import_changes_nothing(empty_engine: Engine, content_copy: Path) -> None:
+    import_content(empty_engine, content_copy)
+    before = counts(empty_engine)
+    report = import_content(empty_engine, content_copy)
+    assert not report.changed
+    assert report.unchanged == len(list(content_copy.glob("*/*.md"))) + 1  # + decks.yml
+    assert counts(empty_engine) == before
+
+
+def test_edit_updates_only_that_item_and_keeps_its_id(
+    empty_engine: Engine, content_copy: Path
+) -> None:
+    import_content(empty_engine, content_copy)
+    path = item_file(content_copy, "08-dropout.md")
+    with Session(empty_engine) as s:
+        old_id = s.exec(select(Item.id).where(Item.slug == "dropout")).one()
+    path.write_text(
+        path.read_text().replace("During training, Dropout", "During training, Dropout (edited)", 1)
+    )
+    report = import_content(empty_engine, content_copy)
+    assert report.updated == ["deep-learning/08-dropout.md"]
+    assert not report.added and not report.removed
+    with Session(empty_engine) as s:
+        item = s.exec(select(Item).where(Item.slug == "dropout")).one()
+        assert item.id == old_id
+        assert "Dropout (edited)" in item.body_markdown
+        hits = s.execute(
+            text("SELECT rowid FROM item_search WHERE item_search MATCH 'edited'")
+        ).all()
+    assert [h[0] for h in hits] == [old_id]
+
+
+def test_deleted_file_removes_its_item(empty_engine: Engine, content_copy: Path) -> None:
+    import_content(empty_engine, content_copy)
+    before = counts(empty_engine)
+    item_file(content_copy, "08-dropout.md").unlink()
+    report = import_content(empty_engine, content_copy)
+    assert report.removed == ["deep-learning/08-dropout.md"]
+    after = counts(empty_engine)
+    assert after["items"] == before["items"] - 1
+    assert after["search"] == before["search"] - 1
+
+
+def test_two_items_can_swap_numbers(empty_engine: Engine, content_copy: Path) -> None:
+    import_content(empty_engine, content_copy)
+    a = item_file(content_copy, "01-neural-networks-forward-propagation.md")
+    b = item_file(content_copy, "02-backpropagation-chain-rule.md")
+    a.write_text(a.read_text().replace("number: 1\n", "number: 2\n"))
+    b.write_text(b.read_text().replace("number: 2\n", "number: 1\n"))
+    a.rename(a.with_name("02-neural-networks-forward-propagation.md"))
+    b.rename(b.with_name("01-backpropagation-chain-rule.md"))
+    import_content(empty_engine, content_copy)
+    with Session(empty_engine) as s:
+        item = s.exec(select(Item).where(Item.slug == "backpropagation-chain-rule")).one()
+    assert item.number == 1
+
+
+BROKEN = [
+    # (how the file is broken, expected line, words the reason must contain)
+    (lambda t: t.replace("---\n", "", 1), 1, "front matter"),
+    (lambda t: t.replace("difficulty: beginner", "difficulty: [beginner"), 8, "invalid YAML"),
+    (lambda t: t.replace("topic: regularization", "topic: alchemy"), 6, "topic 'alchemy'"),
+    (lambda t: t.replace("tags:", "colour: red\ntags:"), 8, "unknown key 'colour'"),
+    (lambda t: t.replace("difficulty: beginner", "difficulty: easy"), 7, "difficulty must be"),
+    (lambda t: t.replace("```python", "```python requires=gpu", 1), None, "requires value 'gpu'"),
+    (lambda t: t.replace("```python", "```python variant-of=1", 1), None, "earlier sample"),
+    (lambda t: t.replace("slug: dropout", "slug: activation-functions"), 1, "file name must be"),
+    (lambda t: t.split("---\n\n", 1)[0] + "---\n", None, "body"),
+    (lambda t: t + "\n```python\nprint(1)\n", None, "never closed"),
+]
+
+
+@pytest.mark.parametrize(("breakage", "line", "reason"), BROKEN)
+def test_malformed_file_stops_import_and_writes_nothing(
+    empty_engine: Engine, content_copy: Path, breakage: object, line: int | None, reason: str
+) -> None:
+    path = item_file(content_copy, "08-dropout.md")
+    path.write_text(breakage(path.read_text()))  # type: ignore[operator]
+    with pytest.raises(ContentError) as caught:
+        import_content(empty_engine, content_copy)
+    assert caught.value.path == "deep-learning/08-dropout.md"
+    assert reason in caught.value.reason
+    if line is not None:
+        assert caught.value.line == line
+    assert str(caught.value).startswith("deep-learning/08-dropout.md:")
+    assert counts(empty_engine) == {k: 0 for k in counts(empty_engine)}
+
+
+def test_duplicate_slug_names_both_files(empty_engine: Engine, content_copy: Path) -> None:
+    src = item_file(content_copy, "08-dropout.md")
+    clash = src.with_name("39-dropout.md")
+    clash.write_text(src.read_text().replace("number: 8", "number: 39"))
+    with pytest.raises(ContentError, match="slug 'dropout' is already used by"):
+        import_content(empty_engine, content_copy)
+    assert counts(empty_engine)["items"] == 0
+
+
+def test_bad_edit_after_good_import_keeps_the_good_data(
+    empty_engine: Engine, content_copy: Path
+) -> None:
+    import_content(empty_engine, content_copy)
+    before = counts(empty_engine)
+    good = item_file(content_copy, "03-activation-functions.md")
+    good.write_text(good.read_text().replace("ReLU", "ReLU (new)"))
+    bad = item_file(content_copy, "08-dropout.md")
+    bad.write_text(bad.read_text().replace("topic: regularization", "topic: nope"))
+    with pytest.raises(ContentError):
+        import_content(empty_engine, content_copy)
+    assert counts(empty_engine) == before
+    with Session(empty_engine) as s:
+        item = s.exec(select(Item).where(Item.slug == "activation-functions")).one()
+    assert "ReLU (new)" not in item.body_markdown
+
+
+def test_non_utf8_file_is_refused_with_its_line(empty_engine: Engine, content_copy: Path) -> None:
+    path = item_file(content_copy, "08-dropout.md")
+    path.write_bytes(path.read_bytes().replace(b"tags:", b"tags: [\xff]\n#", 1))
+    with pytest.raises(ContentError, match="not valid UTF-8") as caught:
+        import_content(empty_engine, content_copy)
+    assert caught.value.line == 8
+
+
+def test_rendered_html_is_stored_and_raw_html_is_escaped(
+    empty_engine: Engine, content_copy: Path
+) -> None:
+    path = item_file(content_copy, "08-dropout.md")
+    path.write_text(path.read_text() + "\n<script>alert(1)</script>\n")
+    import_content(empty_engine, content_copy)
+    with Session(empty_engine) as s:
+        item = s.exec(select(Item).where(Item.slug == "dropout")).one()
+    assert "<script>" not in item.body_html
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in item.body_html
+    assert '<figure class="sample"' in item.body_html
+    assert '<span class="' in item.body_html  # highlighted at import, not per request
+
+
+def test_removing_a_topic_still_in_use_is_refused(empty_engine: Engine, content_copy: Path) -> None:
+    import_content(empty_engine, content_copy)
+    before = counts(empty_engine)
+    catalogue = content_copy / "decks.yml"
+    catalogue.write_text(
+        catalogue.read_text().replace(
+            "  - slug: regularization\n    title: Normalisation & regularisation\n", ""
+        )
+    )
+    with pytest.raises(ContentError, match="topic 'regularization' is not declared"):
+        import_content(empty_engine, content_copy)
+    assert counts(empty_engine) == before
+
+
+def test_removing_a_deck_and_its_folder_removes_both(
+    empty_engine: Engine, content_copy: Path
+) -> None:
+    import_content(empty_engine, content_copy)
+    catalogue = content_copy / "decks.yml"
+    text_ = catalogue.read_text()
+    start = text_.index("  - slug: torch-compile")
+    end = text_.index("\ntopics:")
+    catalogue.write_text(text_[:start] + text_[end:])
+    for path in (content_copy / "torch-compile").glob("*.md"):
+        path.unlink()
+    report = import_content(empty_engine, content_copy)
+    assert len(report.removed) == 6
+    with Session(empty_engine) as s:
+        assert s.get(Deck, "torch-compile") is None
+        assert s.exec(select(Item).where(Item.deck_slug == "torch-compile")).all() == []
+
+
+def test_every_item_file_passes_the_importer_rules() -> None:
+    catalogue = parse_catalogue(CONTENT_DIR / "decks.yml", "decks.yml")
+    paths = sorted(CONTENT_DIR.glob("*/*.md"))
+    assert len(paths) >= 58
+    for path in paths:
+        parse_item(
+            path.read_text(encoding="utf-8"), path.relative_to(CONTENT_DIR).as_posix(), catalogue
+        )
+
+
+def test_python_fence_inside_a_list_is_a_sample(empty_engine: Engine, content_copy: Path) -> None:
+    path = item_file(content_copy, "08-dropout.md")
+    path.write_text(path.read_text() + "\n- a step:\n\n  ```python requires=gpu\n  x = 1\n  ```\n")
+    with pytest.raises(ContentError, match="requires value 'gpu'"):
+        import_content(empty_engine, content_copy)
+    path.write_text(path.read_text().replace("requires=gpu", "requires=cuda"))
+    import_content(empty_engine, content_copy)
+    with Session(empty_engine) as s:
+        item = s.exec(select(Item).where(Item.slug == "dropout")).one()
+        samples = s.exec(select(CodeSample).where(CodeSample.item_id == item.id)).all()
+    assert samples[-1].code == "x = 1" and samples[-1].requires == "cuda"

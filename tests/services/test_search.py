@@ -1,0 +1,87 @@
+"""Full-text search: ranked, highlighted, safe with any input, combined with filters."""
+
+from __future__ import annotations
+
+import pytest
+from fastapi.testclient import TestClient
+from sqlalchemy.engine import Engine
+
+from app.services.items import ItemFilter, all_rows
+from app.services.search import _like_search, find
+
+
+def hits(engine: Engine, **filters: object) -> list:
+    with engine.connect() as connection:
+        return find(connection, ItemFilter(**filters))  # type: ignore[arg-type]
+
+
+def test_title_match_ranks_first(engine: Engine) -> None:
+    results = hits(engine, q="dropout")
+    assert results[0].item.slug == "dropout"
+
+
+def test_matches_are_highlighted_in_title_and_snippet(engine: Engine) -> None:
+    top = hits(engine, q="vanishing")[0]
+    assert "<mark>" in top.title_html or "<mark>" in (top.snippet_html or "")
+    assert top.snippet_html is not None and "<mark>" in top.snippet_html
+
+
+def test_prefix_search_finds_longer_words(engine: Engine) -> None:
+    slugs = {h.item.slug for h in hits(engine, q="normaliz")}
+    assert "batch-normalization" in slugs
+
+
+def test_search_covers_code(engine: Engine) -> None:
+    slugs = {h.item.slug for h in hits(engine, q="clip_grad_norm_")}
+    assert "vanishing-exploding-gradients" in slugs
+
+
+def test_every_word_must_match(engine: Engine) -> None:
+    both = {h.item.slug for h in hits(engine, q="dropout batchnorm")}
+    dropout = {h.item.slug for h in hits(engine, q="dropout")}
+    batchnorm = {h.item.slug for h in hits(engine, q="batchnorm")}
+    assert both
+    assert both <= dropout and both <= batchnorm
+    assert both != dropout
+
+
+@pytest.mark.parametrize("query", ["—", "???", "😀", "  ", "..."])
+def test_a_query_without_words_matches_nothing(engine: Engine, query: str) -> None:
+    if query.strip():
+        assert hits(engine, q=query) == []
+
+
+def test_like_fallback_matches_underscore_literally_and_searches_code(engine: Engine) -> None:
+    with engine.connect() as connection:
+        rows = all_rows(connection)
+        code_hits = {h.item.slug for h in _like_search(connection, rows, ["clip_grad_norm_"])}
+        wildcard = _like_search(connection, rows, ["no_such"])
+    assert "vanishing-exploding-gradients" in code_hits
+    assert wildcard == []
+
+
+@pytest.mark.parametrize(
+    "query", ['"', "AND OR NOT", "*", "(((", "title:foo", "NEAR(a b)", "';--", "a" * 200, "😀"]
+)
+def test_any_input_is_safe(engine: Engine, query: str) -> None:
+    hits(engine, q=query)  # must not raise
+
+
+def test_snippets_escape_content(engine: Engine) -> None:
+    # Code and prose contain <, > and &; the snippet must carry them as text, not markup.
+    for hit in hits(engine, q="torch"):
+        snippet = str(hit.snippet_html or "")
+        assert "<" not in snippet.replace("<mark>", "").replace("</mark>", "")
+
+
+def test_search_combines_with_filters(engine: Engine) -> None:
+    results = hits(engine, q="gradient", deck="pytorch-essentials")
+    assert results
+    assert {h.item.deck_slug for h in results} == {"pytorch-essentials"}
+
+
+def test_htmx_search_returns_ranked_fragment(client: TestClient) -> None:
+    response = client.get("/items", params={"q": "backpropagation"}, headers={"HX-Request": "true"})
+    assert response.template.name == "items/_results.html"  # type: ignore[attr-defined]
+    assert "<mark>" in response.text
+    assert "best match first" in response.text

@@ -1,0 +1,145 @@
+"""A real sandbox worker process, and a helper that runs code through its socket."""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from sandbox import host
+from sandbox.protocol import PROTOCOL_VERSION, event_from_json
+from sandbox.worker import FIRST_UID
+
+CANARY = "leak-canary"
+# For tests that run code in the sandbox, as a decorator or `pytestmark = needs_isolation`:
+# tests/conftest.py skips them where this host cannot isolate code. A marker rather than a
+# skipif, so that nothing is asked of the host before a marked test is about to run.
+needs_isolation = pytest.mark.isolation
+
+
+@functools.cache
+def isolation_problem() -> str | None:
+    """Why this host cannot isolate code, or None. Found out once, on first need: it forks
+    and creates cgroups, which merely importing the tests must not do."""
+    return host.isolation_problem()
+
+
+def skip_unless_isolated() -> None:
+    problem = isolation_problem()
+    if problem is not None:
+        pytest.skip(f"this host cannot isolate code: {problem}")
+
+
+class WorkerHandle:
+    def __init__(self, socket_path: Path) -> None:
+        self.socket_path = socket_path
+        self.states_seen: list[str] = []  # what its status said while it started, in order
+
+    def send(self, message: dict[str, Any]) -> list[dict[str, Any]]:
+        with socket.socket(socket.AF_UNIX) as s:
+            s.connect(str(self.socket_path))
+            s.sendall(json.dumps(message).encode() + b"\n")
+            events = []
+            for line in s.makefile("rb"):
+                events.append(json.loads(line))
+                if events[-1]["type"] in ("result", "status", "error"):
+                    break
+            return events
+
+    def run(
+        self, code: str, limits: dict[str, Any] | None = None, backend: str = "cpu"
+    ) -> dict[str, Any]:
+        request = {
+            "id": f"t{time.monotonic_ns()}",
+            "code": code,
+            "backend": backend,
+            "limits": limits or {},
+        }
+        events = self.send({"op": "run", "v": PROTOCOL_VERSION, "request": request})
+        for event in events:
+            event_from_json(event)  # each one is an event of the protocol, or this raises
+        result: dict[str, Any] = events[-1]["result"]
+        result["events"] = events[:-1]
+        return result
+
+    def status(self) -> dict[str, Any]:
+        return self.send({"op": "status"})[0]
+
+    def wait_until_ready(self, process: subprocess.Popen[bytes], log: Path) -> None:
+        """Poll the status until it says `ready`, noting each state it passes through."""
+        deadline = time.monotonic() + 180
+        while True:
+            if process.poll() is not None:
+                raise RuntimeError(f"the worker exited: {log.read_text()}")
+            try:
+                status = self.status()
+            except OSError:
+                status = {}  # not listening yet
+            state = status.get("state")
+            if state and state not in self.states_seen[-1:]:
+                self.states_seen.append(state)
+            if state == "ready":
+                return
+            if state == "unavailable":
+                raise RuntimeError(f"the worker cannot run code: {status.get('detail')}")
+            if time.monotonic() > deadline:
+                raise RuntimeError("the worker did not become ready in 180 s")
+            time.sleep(0.2)
+
+
+@contextmanager
+def running_worker(base: Path, *args: str) -> Iterator[WorkerHandle]:
+    """`python -m sandbox` with a canary secret in its environment, as the app would run it
+    carelessly; nothing of it may reach a run."""
+    skip_unless_isolated()
+    base.mkdir(parents=True, exist_ok=True)
+    sock = base / "worker.sock"
+    env = {**os.environ, "SECRET_KEY": CANARY, "DATABASE_URL": f"sqlite:///{CANARY}"}
+    log = open(base / "worker.log", "wb")  # noqa: SIM115
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "sandbox",
+            "--socket",
+            str(sock),
+            "--state-dir",
+            str(base / "state"),
+            *args,
+        ],
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
+    handle = WorkerHandle(sock)
+    try:
+        handle.wait_until_ready(process, base / "worker.log")
+        yield handle
+    finally:
+        process.terminate()
+        process.wait(timeout=20)
+        log.close()
+
+
+def sandbox_processes() -> list[str]:
+    """Host processes running as any sandbox user: there must be none between runs."""
+    found = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            status = Path(f"/proc/{pid}/status").read_text()
+        except OSError:
+            continue
+        uid = int(next(line for line in status.splitlines() if line.startswith("Uid:")).split()[1])
+        if FIRST_UID <= uid < FIRST_UID + 1000:
+            found.append(f"{pid} uid={uid} {status.splitlines()[0]}")
+    return found

@@ -1,0 +1,115 @@
+"""The layers of docs/architecture.md, held as rules over the code's imports: each layer
+imports only the layers below it. Walks app/ and sandbox/ with `ast`, so a forbidden import
+fails here whether or not any test exercises it."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+from app.settings import PROJECT_ROOT
+
+MAX_MODULE_LINES = 300
+# Generated Alembic revisions are exempt from the size rule.
+SIZE_EXEMPT = ("app/migrations/",)
+
+
+def modules(package: str) -> list[Path]:
+    return sorted((PROJECT_ROOT / package).rglob("*.py"))
+
+
+def module_name(path: Path) -> str:
+    parts = path.relative_to(PROJECT_ROOT).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def imports_of(path: Path) -> set[str]:
+    """Every module `path` imports, absolute (relative imports resolved)."""
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:  # relative: counted from the module's own package
+                package = module_name(path).split(".")
+                if path.name != "__init__.py":
+                    package = package[:-1]
+                parent = ".".join(package[: len(package) - node.level + 1])
+                base = f"{parent}.{node.module}" if node.module else parent
+            found.add(base)
+            found.update(f"{base}.{alias.name}" for alias in node.names)
+    return found
+
+
+def violations(package: str, forbidden: tuple[str, ...], *, allow: tuple[str, ...] = ()) -> list:
+    """(module, import) pairs where a module of `package` imports a forbidden prefix."""
+    bad = []
+    for path in modules(package):
+        for name in imports_of(path):
+            hit = any(name == f or name.startswith(f + ".") for f in forbidden)
+            allowed = any(name == a or name.startswith(a + ".") for a in allow)
+            if hit and not allowed:
+                bad.append((module_name(path), name))
+    return sorted(set(bad))
+
+
+WEB = ("fastapi", "starlette", "app.web", "app.routes", "app.deps", "app.main", "app.schemas")
+
+
+def test_domain_imports_nothing_of_the_app() -> None:
+    assert [n for n in imports_of(PROJECT_ROOT / "app/domain.py") if n.startswith("app")] == []
+
+
+@pytest.mark.parametrize("base", ["app/models.py", "app/db.py", "app/settings.py"])
+def test_models_db_and_settings_import_no_layer_above_them(base: str) -> None:
+    above = ("app.services", "app.runqueue", "app.importer", *WEB)
+    names = imports_of(PROJECT_ROOT / base)
+    assert [n for n in names if any(n == a or n.startswith(a + ".") for a in above)] == []
+
+
+def test_services_never_import_the_web_layer() -> None:
+    assert violations("app/services", WEB) == []
+
+
+def test_the_run_queue_imports_only_the_sandbox_protocol() -> None:
+    assert (
+        violations("app/runqueue", ("app", "sandbox"), allow=("app.runqueue", "sandbox.protocol"))
+        == []
+    )
+
+
+def test_a_route_never_imports_another_route() -> None:
+    bad = []
+    for path in modules("app/routes"):
+        own = module_name(path)
+        bad += [(own, n) for n in imports_of(path) if n.startswith("app.routes.") and n != own]
+    assert bad == []
+
+
+def test_the_sandbox_imports_nothing_of_the_app() -> None:
+    assert violations("sandbox", ("app",)) == []
+
+
+def test_the_importer_and_web_layer_stay_below_the_routes() -> None:
+    assert violations("app/importer", WEB) == []
+    assert violations("app/web", ("app.routes", "app.deps", "app.main")) == []
+
+
+def test_no_module_is_over_300_lines() -> None:
+    long = []
+    for path in [*modules("app"), *modules("sandbox")]:
+        rel = path.relative_to(PROJECT_ROOT).as_posix()
+        lines = len(path.read_text(encoding="utf-8").splitlines())
+        if lines > MAX_MODULE_LINES and not rel.startswith(SIZE_EXEMPT):
+            long.append((rel, lines))
+    assert long == []
+
+
+def test_the_rules_catch_a_forbidden_import(tmp_path: Path) -> None:
+    """The walker itself: a service importing FastAPI is seen."""
+    sample = tmp_path / "bad.py"
+    sample.write_text("from fastapi import Request\nimport app.routes.pages\n")
+    assert {"fastapi", "fastapi.Request", "app.routes.pages"} <= imports_of(sample)
