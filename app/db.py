@@ -1,5 +1,4 @@
-"""Database engine, and the one upsert the personal-data services share. SQLite runs in WAL
-mode with foreign keys on."""
+"""Database engine. SQLite runs in WAL mode with foreign keys on."""
 
 from __future__ import annotations
 
@@ -10,7 +9,7 @@ from sqlalchemy import event
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Engine, make_url
 from sqlalchemy.pool import StaticPool
-from sqlmodel import Session, SQLModel, create_engine
+from sqlmodel import Session, create_engine
 
 
 def make_engine(database_url: str) -> Engine:
@@ -48,14 +47,7 @@ def is_sqlite(engine: Engine) -> bool:
     return engine.dialect.name == "sqlite"
 
 
-def upsert(
-    session: Session,
-    model: type[SQLModel],
-    keys: list[str],
-    values: dict[str, Any],
-    on_conflict: dict[str, Any],
-) -> None:
-    """Insert a row or, when its key exists, update it: one statement, safe under races."""
-    dialect = postgresql if session.get_bind().dialect.name == "postgresql" else sqlite
-    statement = dialect.insert(model).values(**values)
-    session.execute(statement.on_conflict_do_update(index_elements=keys, set_=on_conflict))
+def dialect_of(session: Session) -> Any:
+    """SQLAlchemy's dialect module for the session's database (its own INSERT ... ON
+    CONFLICT lives there)."""
+    return postgresql if session.get_bind().dialect.name == "postgresql" else sqlite

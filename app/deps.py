@@ -19,7 +19,9 @@ from app.domain import Identity, LearnerScope, SignInRequired
 from app.models import User
 from app.runqueue import RunQueue
 from app.services import learners
-from app.services.ratelimit import AccountLimits, RunLimiter
+from app.services.accounts import AccountGuards
+from app.services.ratelimit import RunLimiter
+from app.services.runs import StreamSlots
 from app.settings import Settings
 from app.web import identity as web_identity
 
@@ -32,7 +34,8 @@ class AppState:
     engine: Engine
     run_queue: RunQueue
     run_limiter: RunLimiter
-    account_limits: AccountLimits
+    stream_slots: StreamSlots
+    account_guards: AccountGuards
 
 
 def app_state(request: Request) -> AppState:
@@ -76,13 +79,18 @@ async def _run_limiter(request: Request) -> RunLimiter:
     return app_state(request).run_limiter
 
 
-async def _account_limits(request: Request) -> AccountLimits:
-    return app_state(request).account_limits
+async def _account_guards(request: Request) -> AccountGuards:
+    return app_state(request).account_guards
+
+
+async def _stream_slots(request: Request) -> StreamSlots:
+    return app_state(request).stream_slots
 
 
 RunQueueDep = Annotated[RunQueue, Depends(_run_queue)]
+StreamSlotsDep = Annotated[StreamSlots, Depends(_stream_slots)]
 RunLimiterDep = Annotated[RunLimiter, Depends(_run_limiter)]
-AccountLimitsDep = Annotated[AccountLimits, Depends(_account_limits)]
+AccountGuardsDep = Annotated[AccountGuards, Depends(_account_guards)]
 
 
 async def identify(

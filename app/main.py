@@ -23,9 +23,13 @@ from app.runqueue import RunQueue
 from app.runqueue.fake import FakeRunQueue
 from app.runqueue.local import LocalRunQueue
 from app.services import content_cache
+from app.services.accounts import AccountGuards
+from app.services.orphans import end_orphans
+from app.services.passwords import PasswordChecks
 from app.services.ratelimit import AccountLimits, RunLimiter
-from app.services.runs import RunRecorder
+from app.services.runs import RunRecorder, StreamSlots
 from app.settings import RunQueueKind, Settings
+from app.web.body_limit import BodyLimit
 from app.web.cookies import RequestCookies
 from app.web.errors import add_error_handlers
 from app.web.security import DOCS_PATH, SecurityHeaders
@@ -59,13 +63,21 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     """The app for `settings` (read from the environment when not given)."""
     settings = settings or Settings()
     engine = make_engine(settings.database_url)
-    limiter = RunLimiter(per_minute=settings.runs_per_minute, concurrent=settings.concurrent_runs)
+    limiter = RunLimiter(
+        per_minute=settings.runs_per_minute,
+        concurrent=settings.concurrent_runs,
+        per_minute_per_client=settings.runs_per_minute_per_client,
+        concurrent_per_client=settings.concurrent_runs_per_client,
+    )
     state = AppState(
         settings=settings,
         engine=engine,
         run_queue=make_run_queue(settings, RunRecorder(engine, limiter)),
         run_limiter=limiter,
-        account_limits=AccountLimits(),
+        stream_slots=StreamSlots(settings.streams_per_visitor),
+        account_guards=AccountGuards(
+            AccountLimits(), PasswordChecks(settings.password_check_threads)
+        ),
     )
 
     @asynccontextmanager
@@ -77,6 +89,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                 report = import_content(engine, settings.content_dir)
                 log.info("content: %s", report.summary())
                 content_cache.forget(engine)
+            ended = end_orphans(engine)
+            if ended:
+                log.warning("ended %d runs that a stopped server process left unfinished", ended)
         compile_all()
         # Everything loaded so far (modules, templates, compiled statements) lives as long as
         # the process. Freezing it keeps the garbage collector's full passes from walking it
@@ -96,6 +111,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         redoc_url=None,
     )
     app.state.backprop = state
+    # Added innermost first: headers and cookies wrap every answer, a 413 included.
+    app.add_middleware(
+        BodyLimit,
+        default_bytes=settings.max_body_bytes,
+        limits={"/api/runs": settings.max_run_body_bytes},
+    )
     app.add_middleware(RequestCookies, secret_key=settings.resolved_secret_key())
     app.add_middleware(SecurityHeaders)
     app.mount("/static", VersionedStaticFiles(directory=STATIC_DIR), name="static")

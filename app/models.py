@@ -100,6 +100,11 @@ class Run(SQLModel, table=True):
     learner_id: int | None = Field(
         default=None, foreign_key="learner.id", index=True, ondelete="CASCADE"
     )
+    # A cookie-less API client owns its run through a capability token; only its digest.
+    token_sha256: str | None = Field(default=None, max_length=64)
+    # The web process that drives the run ("host:pid:start"), so that one starting up can
+    # tell the runs a crashed process left behind from those another process still drives.
+    driver: str = Field(default="", max_length=160)
     item_id: int | None = Field(default=None, foreign_key="item.id", ondelete="SET NULL")
     sample_index: int | None = None
     code_sha256: str = Field(max_length=64)

@@ -58,6 +58,12 @@ class Settings(BaseSettings):
         description="Unix socket of the code sandbox worker. `backprop serve` starts the "
         "worker there unless SANDBOX_AUTOSTART is false (a worker on its own host, say).",
     )
+    web_user: str = Field(
+        "backprop",
+        description="When `backprop serve` starts as root: the unprivileged user the web "
+        "server runs as (created if missing; it owns DATA_DIR). The sandbox worker alone "
+        "stays root.",
+    )
     sandbox_autostart: bool = Field(
         True, description="Let `backprop serve` start and stop the sandbox worker."
     )
@@ -71,6 +77,42 @@ class Settings(BaseSettings):
     )
     concurrent_runs: int = Field(
         2, ge=1, description="Runs one visitor may have queued or running at once."
+    )
+    concurrent_runs_per_client: int = Field(
+        4,
+        ge=1,
+        description="Runs one client address may have queued or running at once, however many "
+        "visitor cookies it makes (HTTP 429 beyond).",
+    )
+    runs_per_minute_per_client: int = Field(
+        40, ge=1, description="Runs one client address may start per minute (HTTP 429 beyond)."
+    )
+    streams_per_visitor: int = Field(
+        8, ge=1, description="Run event streams one visitor may hold open at once (429 beyond)."
+    )
+    max_run_body_bytes: int = Field(
+        160 * 1024,
+        ge=1024,
+        description="Largest request body POST /api/runs accepts (HTTP 413 beyond, before the "
+        "body is read).",
+    )
+    max_body_bytes: int = Field(
+        64 * 1024,
+        ge=1024,
+        description="Largest request body any other route accepts (forms, JSON); HTTP 413 beyond.",
+    )
+    password_check_threads: int = Field(
+        2,
+        ge=1,
+        le=16,
+        description="Password hashes (argon2, about 64 MiB and 50 ms each) computed at once, off "
+        "the event loop; further checks wait their turn.",
+    )
+    trusted_proxies: str = Field(
+        "",
+        description="Addresses of reverse proxies whose X-Forwarded-For and X-Forwarded-Proto "
+        "headers are believed (uvicorn's forwarded_allow_ips, comma-separated, or `*`). Empty: "
+        "the client address is the connection's, and those headers are ignored.",
     )
 
     session_days: int = Field(

@@ -27,7 +27,8 @@ ROOT = Path(__file__).resolve().parent.parent
 SNIPPET = "import torch\nprint(torch.ones(3).sum().item())\n"
 
 
-def post(base: str, code: str) -> str:
+def post(base: str, code: str) -> tuple[str, str]:
+    """Start a run as a cookie-less API client: its id and the query that owns it."""
     request = urllib.request.Request(
         f"{base}/api/runs",
         data=json.dumps({"code": code, "backend": "cpu"}).encode(),
@@ -35,14 +36,17 @@ def post(base: str, code: str) -> str:
         method="POST",
     )
     with urllib.request.urlopen(request, timeout=30) as response:
-        return str(json.load(response)["id"])
+        body = json.load(response)
+    # Cookie-less clients own their runs through a capability token (older servers had none).
+    token = body.get("token")
+    return str(body["id"]), f"?token={token}" if token else ""
 
 
 def run_once(base: str) -> float:
     """Milliseconds from sending the HTTP request to reading the final result event."""
     started = time.perf_counter()
-    run_id = post(base, SNIPPET)
-    with urllib.request.urlopen(f"{base}/api/runs/{run_id}/events", timeout=60) as stream:
+    run_id, owner = post(base, SNIPPET)
+    with urllib.request.urlopen(f"{base}/api/runs/{run_id}/events{owner}", timeout=60) as stream:
         kind = ""
         for raw in stream:
             line = raw.decode().rstrip("\n")
@@ -80,8 +84,11 @@ def main() -> None:
             "PORT": str(args.port),
             "SANDBOX_SOCKET": f"{tmp}/sandbox.sock",
             "SECRET_KEY": "bench",
+            "DATA_DIR": tmp,
             "RUNS_PER_MINUTE": "100000",
             "CONCURRENT_RUNS": "1000",
+            "RUNS_PER_MINUTE_PER_CLIENT": "100000",
+            "CONCURRENT_RUNS_PER_CLIENT": "1000",
         }
         server = subprocess.Popen(
             [sys.executable, "-m", "app.cli", "serve"],

@@ -28,10 +28,16 @@ def main() -> None:
         help="runs that may wait per backend before new ones are refused",
     )
     parser.add_argument("--state-dir", type=Path, default=default_state_dir())
+    parser.add_argument(
+        "--client-uid",
+        type=int,
+        default=None,
+        help="the user (the web server's) that may connect to the socket besides root",
+    )
     args = parser.parse_args()
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     worker = Worker(cpu_slots=args.cpu_slots, max_queue=args.max_queue, state_dir=args.state_dir)
-    asyncio.run(serve(args.socket, worker))
+    asyncio.run(serve(args.socket, worker, client_uid=args.client_uid))
 
 
 if __name__ == "__main__":

@@ -33,7 +33,7 @@ log = logging.getLogger("sandbox")
 MAX_LINE_BYTES = 1 << 20  # a run message holds at most 64 KiB of code, JSON-escaped
 
 
-async def serve(socket_path: Path, worker: Worker) -> None:
+async def serve(socket_path: Path, worker: Worker, *, client_uid: int | None = None) -> None:
     """Listen first, then warm up: meanwhile status answers `starting`, and runs wait."""
     socket_path.parent.mkdir(parents=True, exist_ok=True)
     with contextlib.suppress(FileNotFoundError):
@@ -42,6 +42,9 @@ async def serve(socket_path: Path, worker: Worker) -> None:
         functools.partial(handle, worker), path=str(socket_path), limit=MAX_LINE_BYTES
     )
     os.chmod(socket_path, 0o600)
+    if client_uid is not None:
+        # The web server runs as an unprivileged user: it (and root) may connect, nobody else.
+        os.chown(socket_path, client_uid, -1)
     log.info("sandbox worker listening on %s (%s)", socket_path, worker.status().detail)
     async with server:
         await worker.start()

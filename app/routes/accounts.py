@@ -10,7 +10,7 @@ from fastapi import APIRouter, Depends, Form, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from app.deps import (
-    AccountLimitsDep,
+    AccountGuardsDep,
     ClientDep,
     CurrentUser,
     IdentityDep,
@@ -91,7 +91,7 @@ async def signup(
     session: SessionDep,
     identity: IdentityDep,
     settings: SettingsDep,
-    limits: AccountLimitsDep,
+    guards: AccountGuardsDep,
     client: ClientDep,
     username: Annotated[str, Form(max_length=200)],
     password: FormText,
@@ -100,8 +100,8 @@ async def signup(
     """Create the account, carry this browser's guest progress into it, and sign in."""
     target = safe_next(next)
     try:
-        user = accounts.sign_up(
-            session, limits, username=username, password=password, client=client
+        user = await accounts.sign_up(
+            session, guards, username=username, password=password, client=client
         )
     except DomainError as exc:
         session.rollback()
@@ -123,7 +123,7 @@ async def signin(
     session: SessionDep,
     identity: IdentityDep,
     settings: SettingsDep,
-    limits: AccountLimitsDep,
+    guards: AccountGuardsDep,
     client: ClientDep,
     username: Annotated[str, Form(max_length=200)],
     password: FormText,
@@ -132,8 +132,8 @@ async def signin(
     """Check the password; start a new session (ending the old one) and merge guest data."""
     target = safe_next(next)
     try:
-        user = accounts.sign_in(
-            session, limits, username=username, password=password, client=client
+        user = await accounts.sign_in(
+            session, guards, username=username, password=password, client=client
         )
     except DomainError as exc:
         session.rollback()
@@ -156,8 +156,8 @@ def _account_page(
     request: Request, user: User, *, message: str | None = None, error: DomainError | None = None
 ) -> HTMLResponse:
     context = {"user": user, "message": message, "error": error.message if error else None}
-    status = error.status if error else 200
-    return render(request, "accounts/account.html", context, status_code=status)
+    status, headers = (error.status, error.headers) if error else (200, {})
+    return render(request, "accounts/account.html", context, status_code=status, headers=headers)
 
 
 @router.get("/account")
@@ -172,17 +172,21 @@ async def change_password(
     session: SessionDep,
     identity: IdentityDep,
     user: CurrentUser,
+    guards: AccountGuardsDep,
+    client: ClientDep,
     current_password: FormText,
     new_password: FormText,
 ) -> HTMLResponse:
     """A new password; every other browser and every API token is signed out."""
     try:
-        accounts.change_password(
+        await accounts.change_password(
             session,
+            guards,
             user=session.merge(user),
             current=current_password,
             new=new_password,
             keep_session=identity.session_token,
+            client=client,
         )
     except DomainError as exc:
         session.rollback()
@@ -205,14 +209,18 @@ async def export_download(scope: ReaderDep, user: CurrentUser) -> Response:
 
 @router.post("/account/delete")
 async def delete_account(
-    request: Request, session: SessionDep, user: CurrentUser, password: FormText
+    request: Request,
+    session: SessionDep,
+    user: CurrentUser,
+    guards: AccountGuardsDep,
+    client: ClientDep,
+    password: FormText,
 ) -> Response:
     """Delete the account and everything attached to it, after the password is confirmed."""
     try:
-        accounts.confirm_password(user, password)
+        await accounts.delete_account(session, guards, user=user, password=password, client=client)
     except DomainError as exc:
         return _account_page(request, user, error=exc)
-    accounts.delete_user(session, user=session.merge(user))
     session.commit()
     response = RedirectResponse("/?deleted=1", status_code=303)
     response.delete_cookie(SESSION_COOKIE, path="/")

@@ -9,7 +9,7 @@ from sqlalchemy import text
 
 from app.deps import EngineDep, RunQueueDep
 from app.domain import Difficulty
-from app.schemas import ErrorBody, Health, ItemPublic, ItemSummaryPublic
+from app.schemas import Health, ItemPublic, ItemSummaryPublic, errors
 from app.services import items, search
 from app.services.items import ItemFilter
 
@@ -37,7 +37,7 @@ async def health(engine: EngineDep, queue: RunQueueDep, response: Response) -> H
     )
 
 
-@router.get("/items", responses={422: {"model": ErrorBody}})
+@router.get("/items", responses=errors(422))
 async def list_items(
     engine: EngineDep,
     deck: Annotated[str | None, Query(max_length=64, description="Deck slug.")] = None,
@@ -55,7 +55,7 @@ async def list_items(
     return [ItemSummaryPublic.of(hit.item) for hit in hits]
 
 
-@router.get("/items/{slug}", responses={404: {"model": ErrorBody}})
+@router.get("/items/{slug}", responses=errors(404))
 async def get_item(slug: str, engine: EngineDep) -> ItemPublic:
     """One item with its Markdown, code samples and quiz prompts."""
     with engine.connect() as connection:

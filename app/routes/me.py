@@ -9,7 +9,7 @@ from fastapi import APIRouter, Depends
 from fastapi.security import OAuth2PasswordRequestForm
 
 from app.deps import (
-    AccountLimitsDep,
+    AccountGuardsDep,
     ClientDep,
     CurrentUser,
     ReaderDep,
@@ -20,23 +20,23 @@ from app.deps import (
 )
 from app.models import User
 from app.schemas import (
-    ErrorBody,
     ItemProgressPublic,
     ItemProgressUpdate,
     ProgressPublic,
     Token,
     UserCreate,
     UserPublic,
+    errors,
 )
 from app.services import accounts, content_cache, dashboard, items, study
 from app.services.export import export
 
-router = APIRouter(prefix="/api", tags=["accounts"], dependencies=[Depends(identify)])
-ERRORS: dict[int | str, dict[str, Any]] = {
-    401: {"model": ErrorBody},
-    422: {"model": ErrorBody},
-    429: {"model": ErrorBody},
-}
+router = APIRouter(
+    prefix="/api",
+    tags=["accounts"],
+    dependencies=[Depends(identify)],
+    responses=errors(400, 401, 403, 413, 422, 429),
+)
 
 
 def _public(user: User) -> UserPublic:
@@ -44,42 +44,42 @@ def _public(user: User) -> UserPublic:
     return UserPublic(id=user.id, username=user.username, created_at=user.created_at)
 
 
-@router.post("/users", status_code=201, responses={409: {"model": ErrorBody}, **ERRORS})
+@router.post("/users", status_code=201, responses=errors(409))
 async def create_user(
-    body: UserCreate, session: SessionDep, limits: AccountLimitsDep, client: ClientDep
+    body: UserCreate, session: SessionDep, guards: AccountGuardsDep, client: ClientDep
 ) -> UserPublic:
     """Create an account. Sign in with POST /api/token."""
-    user = accounts.sign_up(
-        session, limits, username=body.username, password=body.password, client=client
+    user = await accounts.sign_up(
+        session, guards, username=body.username, password=body.password, client=client
     )
     session.commit()
     return _public(user)
 
 
-@router.post("/token", responses=ERRORS)
+@router.post("/token")
 async def token(
     form: Annotated[OAuth2PasswordRequestForm, Depends()],
     session: SessionDep,
     settings: SettingsDep,
-    limits: AccountLimitsDep,
+    guards: AccountGuardsDep,
     client: ClientDep,
 ) -> Token:
     """OAuth2 password flow: a bearer token for `Authorization: Bearer <token>`."""
-    user = accounts.sign_in(
-        session, limits, username=form.username, password=form.password, client=client
+    user = await accounts.sign_in(
+        session, guards, username=form.username, password=form.password, client=client
     )
     value = accounts.issue_token(session, user=user, minutes=settings.token_minutes)
     session.commit()
     return Token(access_token=value, expires_in=settings.token_minutes * 60)
 
 
-@router.get("/me", responses=ERRORS)
+@router.get("/me")
 async def me(user: CurrentUser) -> UserPublic:
     """The account the token or cookie belongs to."""
     return _public(user)
 
 
-@router.get("/me/progress", responses=ERRORS)
+@router.get("/me/progress")
 async def my_progress(scope: ReaderDep, user: CurrentUser) -> ProgressPublic:
     """The dashboard's figures: status counts, per deck and topic, streak, activity, where to
     go on, bookmarks and recent runs."""
@@ -87,14 +87,14 @@ async def my_progress(scope: ReaderDep, user: CurrentUser) -> ProgressPublic:
     return ProgressPublic.of(board)
 
 
-@router.get("/me/items/{slug}", responses={404: {"model": ErrorBody}, **ERRORS})
+@router.get("/me/items/{slug}", responses=errors(404))
 async def my_item(slug: str, scope: ReaderDep, user: CurrentUser) -> ItemProgressPublic:
     """One's progress, bookmark and note on one item."""
     item = items.item_row(scope.session.connection(), slug=slug)
     return ItemProgressPublic.of(item.slug, study.progress_of(scope, item))
 
 
-@router.put("/me/items/{slug}", responses={404: {"model": ErrorBody}, **ERRORS})
+@router.put("/me/items/{slug}", responses=errors(404))
 async def update_my_item(
     slug: str, body: ItemProgressUpdate, user: CurrentUser, scope: WriterDep
 ) -> ItemProgressPublic:
@@ -108,7 +108,7 @@ async def update_my_item(
     return ItemProgressPublic.of(item.slug, study.progress_of(scope, item))
 
 
-@router.get("/me/export", responses=ERRORS)
+@router.get("/me/export")
 async def my_export(scope: ReaderDep, user: CurrentUser) -> dict[str, Any]:
     """Everything stored about the account: progress, notes, checks, activity, runs."""
     return export(scope, user)

@@ -5,30 +5,45 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import AsyncIterator, Callable, Coroutine
-from typing import Any
+from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, Request
+from fastapi import APIRouter, Depends, Header, Query, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import Response, StreamingResponse
 from fastapi.routing import APIRoute
 from starlette.exceptions import HTTPException
 
 from app.deps import (
+    ClientDep,
     EngineDep,
     IdentityDep,
     LearnerDep,
     RunLimiterDep,
     RunQueueDep,
     SessionDep,
+    StreamSlotsDep,
     identify,
 )
 from app.domain import RunRejected
-from app.schemas import ErrorBody, RunAccepted, RunCreate, RunPublic
+from app.schemas import RunAccepted, RunCreate, RunPublic, errors
 from app.services import items, learners, runs
 from app.services.runs import RunOrigin
-from sandbox.protocol import Finished, event_to_json
+from sandbox.protocol import CEILINGS, Finished, event_to_json
 
 HEARTBEAT_SECONDS = 15
+# No stream outlives the longest run by much: the worker ends every run by its wall ceiling.
+STREAM_LIFETIME_SECONDS = CEILINGS.wall_seconds + 60
+
+
+async def _run_token(
+    x_run_token: Annotated[str | None, Header(max_length=64)] = None,
+    token: Annotated[str | None, Query(max_length=64)] = None,
+) -> str | None:
+    """The capability token a cookie-less client was given for its run."""
+    return x_run_token or token
+
+
+RunToken = Annotated[str | None, Depends(_run_token)]
 NOT_JSON = "Rejected: the request body is not valid JSON in UTF-8."
 
 
@@ -60,51 +75,58 @@ router = APIRouter(
     tags=["runs"],
     dependencies=[Depends(identify)],
     route_class=RejectingRoute,
+    responses=errors(401, 403, 404, 413),
 )
 
 
 @router.post(
     "",
     status_code=202,
-    responses={400: {"model": ErrorBody}, 429: {"model": ErrorBody}, 503: {"model": ErrorBody}},
+    responses=errors(400, 422, 429, 503),
 )
 async def start_run(
     body: RunCreate,
     session: SessionDep,
     identity: IdentityDep,
+    client: ClientDep,
     engine: EngineDep,
     queue: RunQueueDep,
     limiter: RunLimiterDep,
 ) -> RunAccepted:
-    """Queue code to run; follow it at /api/runs/{id}/events."""
+    """Queue code to run; follow it at /api/runs/{id}/events. A client with neither cookies
+    nor a bearer token gets a capability token for the run in the answer."""
     item_id = items.item_row(session.connection(), slug=body.item).id if body.item else None
-    scope = learners.resolve_or_create(session, identity)
-    session.commit()
+    learner_id = None
+    if identity.signed_in or identity.known_browser:
+        learner_id = learners.resolve_or_create(session, identity).learner_id
+        session.commit()
     session.close()  # give the connection back before waiting on the sandbox
     origin = RunOrigin(
         owner=identity.owner_key,
-        learner_id=scope.learner_id,
+        client=client,
+        learner_id=learner_id,
         item_id=item_id,
         sample_index=body.sample,
     )
-    run = await runs.submit(
+    submitted = await runs.submit(
         engine, queue, limiter, code=body.code, backend=body.backend, origin=origin
     )
-    return RunAccepted(id=run.id, status=run.status)
+    return RunAccepted(id=submitted.run.id, status=submitted.run.status, token=submitted.token)
 
 
-@router.get("/{run_id}", responses={404: {"model": ErrorBody}})
-async def get_run(run_id: str, scope: LearnerDep, engine: EngineDep) -> RunPublic:
+@router.get("/{run_id}")
+async def get_run(run_id: str, scope: LearnerDep, token: RunToken, engine: EngineDep) -> RunPublic:
     """The run as it stands: its output so far is in the events stream."""
-    return RunPublic.of(runs.owned(engine, scope, run_id))
+    return RunPublic.of(runs.owned(engine, scope, run_id, token=token))
 
 
-@router.post("/{run_id}/cancel", status_code=202, responses={404: {"model": ErrorBody}})
+@router.post("/{run_id}/cancel", status_code=202)
 async def cancel_run(
-    run_id: str, scope: LearnerDep, engine: EngineDep, queue: RunQueueDep
+    run_id: str, scope: LearnerDep, token: RunToken, engine: EngineDep, queue: RunQueueDep
 ) -> RunAccepted:
-    """Stop a queued or running run; it ends with verdict `killed`."""
-    run = runs.owned(engine, scope, run_id)
+    """Stop a queued or running run; it ends with verdict `killed` (a run that has ended
+    keeps its verdict)."""
+    run = runs.owned(engine, scope, run_id, token=token)
     await queue.cancel(run_id)
     return RunAccepted(id=run.id, status=run.status)
 
@@ -112,22 +134,53 @@ async def cancel_run(
 @router.get(
     "/{run_id}/events",
     response_class=StreamingResponse,
-    responses={200: {"content": {"text/event-stream": {}}}, 404: {"model": ErrorBody}},
+    responses={200: {"content": {"text/event-stream": {}}}, **errors(429)},
 )
 async def run_events(
-    run_id: str, scope: LearnerDep, engine: EngineDep, queue: RunQueueDep
+    run_id: str,
+    scope: LearnerDep,
+    token: RunToken,
+    identity: IdentityDep,
+    engine: EngineDep,
+    queue: RunQueueDep,
+    slots: StreamSlotsDep,
 ) -> StreamingResponse:
     """Server-sent events: queued, started, stdout, stderr, then result (the run)."""
-    runs.owned(engine, scope, run_id)  # 404 before the stream starts
+    runs.owned(engine, scope, run_id, token=token)  # 404 before the stream starts
     if scope is not None:
         scope.session.close()  # a stream must not hold a connection
+    slots.take(identity.owner_key)  # 429 beyond the visitor's open streams
 
     async def stream() -> AsyncIterator[str]:
-        events = runs.follow(engine, queue, run_id).__aiter__()
-        pending: asyncio.Task[Any] | None = None
+        try:
+            async for frame in _frames(engine, queue, run_id):
+                yield frame
+        finally:
+            slots.give_back(identity.owner_key)
+
+    return StreamingResponse(
+        stream(),
+        media_type="text/event-stream",
+        headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"},
+    )
+
+
+async def _frames(engine: EngineDep, queue: RunQueueDep, run_id: str) -> AsyncIterator[str]:
+    """The run's events as SSE frames, a comment every HEARTBEAT_SECONDS of quiet, and an
+    end: the result, or an `end` event once the stream has lived its longest."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + STREAM_LIFETIME_SECONDS
+    events = runs.follow(engine, queue, run_id).__aiter__()
+    pending: asyncio.Task[Any] | None = None
+    try:
         while True:
+            left = deadline - loop.time()
+            if left <= 0:
+                detail = "This stream lived its longest; read the run at /api/runs/{id}."
+                yield f"event: end\ndata: {json.dumps({'detail': detail})}\n\n"
+                return
             pending = pending or asyncio.ensure_future(events.__anext__())
-            done, _ = await asyncio.wait({pending}, timeout=HEARTBEAT_SECONDS)
+            done, _ = await asyncio.wait({pending}, timeout=min(HEARTBEAT_SECONDS, left))
             if not done:
                 yield ": still running\n\n"  # keeps proxies from closing a quiet stream
                 continue
@@ -144,9 +197,6 @@ async def run_events(
             data = event_to_json(event)
             kind = data.pop("type")
             yield f"event: {kind}\ndata: {json.dumps(data)}\n\n"
-
-    return StreamingResponse(
-        stream(),
-        media_type="text/event-stream",
-        headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
-    )
+    finally:
+        if pending is not None:
+            pending.cancel()

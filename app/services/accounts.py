@@ -1,44 +1,41 @@
 """Accounts: sign-up, sign-in, password changes, sessions and bearer tokens, deletion.
 
-Passwords are hashed with argon2id. Session cookies and bearer tokens are random secrets
-that the database keeps only as SHA-256 digests, so a copy of the database signs no one in."""
+Passwords are hashed with argon2id (app/services/passwords.py), always off the event loop.
+Session cookies and bearer tokens are random secrets that the database keeps only as
+SHA-256 digests, so a copy of the database signs no one in.
+
+The policies (`sign_in`, `sign_up`, `change_password`, `delete_account`) are what routes
+call: each counts attempts per client and wrong passwords per (account, client) before any
+hashing, so a flood is refused cheaply, and a stranger's guesses never lock the owner out."""
 
 from __future__ import annotations
 
 import hashlib
 import re
 import secrets
+from dataclasses import dataclass
 from datetime import datetime, timedelta
-from functools import cache, lru_cache
 
-from argon2 import PasswordHasher
-from argon2.exceptions import InvalidHashError, VerificationError
-from sqlalchemy import delete
+from sqlalchemy import bindparam, delete
 from sqlmodel import Session, col, select
 
 from app.domain import AccountError, BadCredentials, InvalidToken
 from app.models import ApiToken, LoginSession, User, utcnow
+from app.services import passwords
+from app.services.passwords import MAX_PASSWORD_LENGTH, PasswordChecks
 from app.services.ratelimit import AccountLimits
 
-MIN_PASSWORD_LENGTH = 8
-MAX_PASSWORD_LENGTH = 256  # argon2 takes any length; this only bounds the work per request
 USERNAME_PATTERN = re.compile(r"[a-z0-9][a-z0-9_.-]{2,39}")
-_hasher = PasswordHasher()
+__all__ = ["MAX_PASSWORD_LENGTH"]
 
 
-@cache
-def _dummy_hash() -> str:
-    """Verifying against this when the user does not exist takes as long as a real check, so
-    the time a refusal takes does not tell whether the name exists. Made on first need."""
-    return _hasher.hash("not a real password, only a timing stand-in")
+@dataclass(frozen=True)
+class AccountGuards:
+    """What stands between a client and a password check: the attempt limits, and the
+    bounded pool that runs the hashing."""
 
-
-@lru_cache(maxsize=1)
-def _common_passwords() -> frozenset[str]:
-    """The 30,000 most common passwords of zxcvbn's list, loaded on first use (0.8 MB)."""
-    from zxcvbn.frequency_lists import FREQUENCY_LISTS  # type: ignore[import-untyped]
-
-    return frozenset(FREQUENCY_LISTS["passwords"])
+    limits: AccountLimits
+    checks: PasswordChecks
 
 
 def normalise_username(username: str) -> str:
@@ -56,99 +53,132 @@ def check_username(username: str) -> str:
     return name
 
 
-def check_password(password: str, *, username: str = "") -> None:
-    """Length 8 or more, no composition rules; common and guessable passwords are refused."""
-    if len(password) < MIN_PASSWORD_LENGTH:
-        raise AccountError(f"Use at least {MIN_PASSWORD_LENGTH} characters for the password.")
-    if len(password) > MAX_PASSWORD_LENGTH:
-        raise AccountError(f"Use at most {MAX_PASSWORD_LENGTH} characters for the password.")
-    lowered = password.lower()
-    if lowered in _common_passwords() or (username and username in lowered):
-        raise AccountError(
-            "That password is too easy to guess: it is one of the most common passwords or "
-            "holds your username. A few unrelated words make a strong one."
-        )
-
-
 def create_user(session: Session, *, username: str, password: str) -> User:
     """A new account (not yet committed); AccountError when the name is taken or invalid."""
     name = check_username(username)
-    check_password(password, username=name)
+    passwords.check_new(password, username=name)
     if session.exec(select(User).where(User.username == name)).first() is not None:
         raise AccountError(f"The username '{name}' is taken; choose another.")
-    user = User(username=name, password_hash=_hasher.hash(password))
+    user = User(username=name, password_hash=passwords.hash_password(password))
     session.add(user)
     session.flush()
     return user
 
 
 def authenticate(session: Session, *, username: str, password: str) -> User:
-    """The user with this name and password, or BadCredentials (same answer either way)."""
+    """The user with this name and password, or BadCredentials (same answer either way).
+    Hashes: call it through PasswordChecks."""
     user = session.exec(select(User).where(User.username == normalise_username(username))).first()
     if user is None:
-        _verify(_dummy_hash(), password)
+        passwords.verify_nobody(password)
         raise BadCredentials()
-    if not _verify(user.password_hash, password):
+    if not passwords.verify(user.password_hash, password):
         raise BadCredentials()
-    if _hasher.check_needs_rehash(user.password_hash):
-        user.password_hash = _hasher.hash(password)
+    if passwords.needs_rehash(user.password_hash):
+        user.password_hash = passwords.hash_password(password)
         session.add(user)
     return user
 
 
-def sign_in(
-    session: Session, limits: AccountLimits, *, username: str, password: str, client: str
+async def sign_in(
+    session: Session,
+    guards: AccountGuards,
+    *,
+    username: str,
+    password: str,
+    client: str,
 ) -> User:
-    """The sign-in policy, for the form and the token API alike: attempts counted per
-    client, then wrong passwords per account, then the check itself."""
-    account = normalise_username(username)
-    limits.sign_in_per_client.hit(client)
-    limits.failures_per_account.check(account)
+    """The sign-in policy, for the form and the token API alike."""
+    key = _account_client(username, client)
+    guards.limits.sign_in_per_client.hit(client)
+    guards.limits.failures_per_account_client.check(key)
     try:
-        return authenticate(session, username=username, password=password)
+        return await guards.checks.run(authenticate, session, username=username, password=password)
     except BadCredentials:
-        limits.failures_per_account.hit(account)
+        guards.limits.failures_per_account_client.hit(key)
         raise
 
 
-def sign_up(
-    session: Session, limits: AccountLimits, *, username: str, password: str, client: str
+async def sign_up(
+    session: Session,
+    guards: AccountGuards,
+    *,
+    username: str,
+    password: str,
+    client: str,
 ) -> User:
     """The sign-up policy, for the form and the API alike: new accounts counted per client,
     then the account created (not committed)."""
-    limits.sign_up_per_client.hit(client)
-    return create_user(session, username=username, password=password)
+    guards.limits.sign_up_per_client.hit(client)
+    return await guards.checks.run(create_user, session, username=username, password=password)
 
 
-def _verify(password_hash: str, password: str) -> bool:
-    try:
-        return _hasher.verify(password_hash, password)
-    except (VerificationError, InvalidHashError):
-        return False
-
-
-def change_password(
-    session: Session, *, user: User, current: str, new: str, keep_session: str | None
+async def change_password(
+    session: Session,
+    guards: AccountGuards,
+    *,
+    user: User,
+    current: str,
+    new: str,
+    keep_session: str | None,
+    client: str,
 ) -> None:
     """Set a new password after checking the current one; every other browser session and
     every bearer token of the user ends (not committed)."""
-    if not _verify(user.password_hash, current):
-        raise AccountError("The current password is not right; nothing was changed.")
-    check_password(new, username=user.username)
-    user.password_hash = _hasher.hash(new)
+    key = _account_client(user.username, client)
+    guards.limits.password_checks_per_client.hit(client)
+    guards.limits.failures_per_account_client.check(key)
+    try:
+        await guards.checks.run(
+            _change_password, session, user=user, current=current, new=new, keep=keep_session
+        )
+    except WrongPassword:
+        guards.limits.failures_per_account_client.hit(key)
+        raise
+
+
+def _change_password(
+    session: Session, *, user: User, current: str, new: str, keep: str | None
+) -> None:
+    if not passwords.verify(user.password_hash, current):
+        raise WrongPassword("The current password is not right; nothing was changed.")
+    passwords.check_new(new, username=user.username)
+    user.password_hash = passwords.hash_password(new)
     user.password_changed_at = utcnow()
     session.add(user)
     others = delete(LoginSession).where(col(LoginSession.user_id) == user.id)
-    if keep_session:
-        others = others.where(col(LoginSession.token_sha256) != digest(keep_session))
+    if keep:
+        others = others.where(col(LoginSession.token_sha256) != digest(keep))
     session.execute(others)
     session.execute(delete(ApiToken).where(col(ApiToken.user_id) == user.id))
 
 
-def confirm_password(user: User, password: str) -> None:
-    """AccountError unless `password` is the user's (asked before deleting the account)."""
-    if not _verify(user.password_hash, password):
-        raise AccountError("The password is not right; nothing was deleted.")
+async def delete_account(
+    session: Session,
+    guards: AccountGuards,
+    *,
+    user: User,
+    password: str,
+    client: str,
+) -> None:
+    """Delete the account after its password is confirmed; the database cascades to
+    everything attached (not committed)."""
+    key = _account_client(user.username, client)
+    guards.limits.password_checks_per_client.hit(client)
+    guards.limits.failures_per_account_client.check(key)
+    if not await guards.checks.run(passwords.verify, user.password_hash, password):
+        guards.limits.failures_per_account_client.hit(key)
+        raise WrongPassword("The password is not right; nothing was deleted.")
+    session.delete(session.merge(user))
+
+
+class WrongPassword(AccountError):
+    """The password given to confirm a change is not the account's."""
+
+
+def _account_client(username: str, client: str) -> str:
+    """Wrong passwords count per account and client: a stranger cannot lock the owner out."""
+    return f"{normalise_username(username)}|{client}"
 
 
 def _id(user: User) -> int:
@@ -177,13 +207,22 @@ def end_session(session: Session, token: str) -> None:
     session.execute(delete(LoginSession).where(col(LoginSession.token_sha256) == digest(token)))
 
 
+# Built once: one of these runs for every signed-in request.
+_USER_OF_SESSION = (
+    select(User, LoginSession)
+    .join(LoginSession, col(LoginSession.user_id) == col(User.id))
+    .where(col(LoginSession.token_sha256) == bindparam("digest"))
+)
+_USER_OF_TOKEN = (
+    select(User, ApiToken)
+    .join(ApiToken, col(ApiToken.user_id) == col(User.id))
+    .where(col(ApiToken.token_sha256) == bindparam("digest"))
+)
+
+
 def user_of_session(session: Session, token: str, *, now: datetime | None = None) -> User | None:
     """The signed-in user of a session cookie; None when unknown or expired."""
-    row = session.exec(
-        select(User, LoginSession)
-        .join(LoginSession, col(LoginSession.user_id) == col(User.id))
-        .where(LoginSession.token_sha256 == digest(token))
-    ).first()
+    row = session.exec(_USER_OF_SESSION, params={"digest": digest(token)}).first()
     if row is None or row[1].expires_at <= (now or utcnow()):
         return None
     return row[0]
@@ -199,18 +238,9 @@ def issue_token(session: Session, *, user: User, minutes: int) -> str:
 
 def user_of_token(session: Session, token: str, *, now: datetime | None = None) -> User:
     """The user a bearer token speaks for, or InvalidToken."""
-    row = session.exec(
-        select(User, ApiToken)
-        .join(ApiToken, col(ApiToken.user_id) == col(User.id))
-        .where(ApiToken.token_sha256 == digest(token))
-    ).first()
+    row = session.exec(_USER_OF_TOKEN, params={"digest": digest(token)}).first()
     if row is None:
         raise InvalidToken("The access token is not valid; get a new one from POST /api/token.")
     if row[1].expires_at <= (now or utcnow()):
         raise InvalidToken("The access token has expired; get a new one from POST /api/token.")
     return row[0]
-
-
-def delete_user(session: Session, *, user: User) -> None:
-    """Remove the account; the database cascades to everything attached (not committed)."""
-    session.delete(user)

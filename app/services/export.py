@@ -15,7 +15,7 @@ EXPORT_FORMAT = "backprop-export/1"
 
 
 def export(scope: LearnerScope, user: User | None) -> dict[str, Any]:
-    """All of this learner's data, as JSON-ready values (app/schemas.py documents the shape)."""
+    """All of this learner's data, as JSON-ready values (app/schemas/ documents the shapes)."""
     session = scope.session
     slugs = dict(session.exec(select(Item.id, Item.slug)).all())
     progress_rows = sorted(study.progress_by_item(scope).values(), key=lambda p: p.item_id)

@@ -4,20 +4,24 @@ first; carrying a guest into an account merges two learners into one."""
 
 from __future__ import annotations
 
-from sqlalchemy import delete, update
+from sqlalchemy import bindparam, delete, update
 from sqlmodel import Session, col, select
 
 from app.domain import NOBODY, Identity, LearnerScope
 from app.models import Activity, Item, ItemProgress, Learner, RecallCheck, Run
 from app.services import study
 
+# Built once: resolving the learner is part of every personal request.
+_BY_VISITOR = select(Learner).where(col(Learner.visitor) == bindparam("visitor"))
+_BY_USER = select(Learner).where(col(Learner.user_id) == bindparam("user_id"))
+
 
 def guest_learner(session: Session, visitor: str) -> Learner | None:
-    return session.exec(select(Learner).where(col(Learner.visitor) == visitor)).first()
+    return session.exec(_BY_VISITOR, params={"visitor": visitor}).first()
 
 
 def user_learner(session: Session, user_id: int | None) -> Learner | None:
-    return session.exec(select(Learner).where(col(Learner.user_id) == user_id)).first()
+    return session.exec(_BY_USER, params={"user_id": user_id}).first()
 
 
 def resolve(session: Session, identity: Identity) -> LearnerScope | None:

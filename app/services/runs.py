@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import hmac
 import secrets
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
@@ -16,10 +17,11 @@ from typing import Any
 from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
-from app.domain import LearnerScope, RunNotFound, RunRejected, SandboxBusy
+from app.domain import LearnerScope, RateLimited, RunNotFound, RunRejected, SandboxBusy
 from app.models import Item, Run, utcnow
 from app.runqueue import QueueRefused, RunQueue
 from app.services import study
+from app.services.orphans import driver_id
 from app.services.ratelimit import RunLimiter
 from sandbox.protocol import (
     Backend,
@@ -55,9 +57,18 @@ class RunOrigin:
     """Who starts a run and where its code came from."""
 
     owner: str  # what limits count against (Identity.owner_key); kept as the run's `visitor`
-    learner_id: int | None = None
+    client: str  # the client's address: limits count it too, since a client cannot mint it
+    learner_id: int | None = None  # whose run it is; None for a cookie-less API client
     item_id: int | None = None
     sample_index: int | None = None
+
+
+@dataclass(frozen=True)
+class Submitted:
+    """An accepted run, and the capability token that owns it when it has no learner."""
+
+    run: Run
+    token: str | None
 
 
 class RunRecorder:
@@ -73,10 +84,11 @@ class RunRecorder:
         await asyncio.to_thread(self._update, run_id, fields)
 
     async def finished(self, run_id: str, result: RunResult) -> None:
-        outcome = {k: v for k, v in result.to_json().items() if k in _OUTCOME_FIELDS}
-        owner = await asyncio.to_thread(self._record_outcome, run_id, outcome)
-        if owner is not None:
-            self.limiter.finished(owner)
+        outcome = {k: _storable(v) for k, v in result.to_json().items() if k in _OUTCOME_FIELDS}
+        try:
+            await asyncio.to_thread(self._record_outcome, run_id, outcome)
+        finally:
+            self.limiter.finished(run_id)
 
     def _update(self, run_id: str, fields: dict[str, Any]) -> None:
         with Session(self.engine) as session:
@@ -88,20 +100,25 @@ class RunRecorder:
             session.add(run)
             session.commit()
 
-    def _record_outcome(self, run_id: str, outcome: dict[str, Any]) -> str | None:
-        """Store the outcome and count it as practice, in one transaction; the run's owner
-        key (None when the run is unknown or had already ended)."""
+    def _record_outcome(self, run_id: str, outcome: dict[str, Any]) -> None:
+        """Store the outcome and count it as practice, in one transaction. A run that has
+        already ended keeps its outcome (a late cancel, say, relabels nothing)."""
         with Session(self.engine) as session:
             run = session.get(Run, run_id)
             if run is None or run.status == "done":
-                return None
+                return
             for key, value in outcome.items():
                 setattr(run, key, value)
             run.status, run.finished_at = "done", utcnow()
             session.add(run)
             _count_practice(session, run)
             session.commit()
-            return run.visitor
+
+
+def _storable(value: object) -> object:
+    """Text as every database stores it: PostgreSQL's text cannot hold NUL, so NUL becomes
+    U+FFFD, as the sandbox already sends it (this is the backstop)."""
+    return value.replace("\x00", "\ufffd") if isinstance(value, str) else value
 
 
 async def submit(
@@ -112,26 +129,30 @@ async def submit(
     code: object,
     backend: str,
     origin: RunOrigin,
-) -> Run:
-    """Check, admit and queue a run; return it once a worker has accepted it."""
+) -> Submitted:
+    """Check, admit and queue a run; return it once a worker has accepted it. A run with no
+    learner (a cookie-less API client's) is owned through the capability token returned."""
     problem = check_code(code)
     if problem:
         raise RunRejected(f"Rejected: {problem}.")
     assert isinstance(code, str)
     if backend not in {b.value for b in Backend}:
         raise RunRejected(f"Rejected: unknown backend '{backend}' (use cpu, cuda or auto).")
-    limiter.admit(origin.owner)
+    token = secrets.token_urlsafe(24) if origin.learner_id is None else None
     encoded = code.encode()
     run = Run(
         id=secrets.token_hex(16),
         visitor=origin.owner,
         learner_id=origin.learner_id,
+        token_sha256=_digest(token) if token else None,
+        driver=driver_id(),
         item_id=origin.item_id,
         sample_index=origin.sample_index,
         code_sha256=hashlib.sha256(encoded).hexdigest(),
         code_bytes=len(encoded),
         backend_requested=backend,
     )
+    limiter.admit(run.id, owner=origin.owner, client=origin.client)
     try:
         await asyncio.to_thread(_insert, engine, run)
         request = RunRequest(id=run.id, code=code, backend=Backend(backend), limits=Limits())
@@ -139,9 +160,9 @@ async def submit(
     except QueueRefused as exc:
         raise SandboxBusy(exc.detail, exc.retry_after_seconds) from None
     except BaseException:
-        limiter.finished(origin.owner)
+        limiter.finished(run.id)
         raise
-    return run
+    return Submitted(run, token)
 
 
 def _insert(engine: Engine, run: Run) -> None:
@@ -158,12 +179,21 @@ def get(engine: Engine, run_id: str) -> Run:
     return run
 
 
-def owned(engine: Engine, scope: LearnerScope | None, run_id: str) -> Run:
-    """The run, if it is this learner's; anyone else gets the same answer as for no run."""
+def owned(engine: Engine, scope: LearnerScope | None, run_id: str, *, token: str | None) -> Run:
+    """The run, if it is the asker's: their learner's, or owned through the capability token
+    they hold. Anyone else gets the same answer as for no run."""
     run = get(engine, run_id)
-    if scope is None or run.learner_id != scope.learner_id:
+    mine = scope is not None and run.learner_id is not None and run.learner_id == scope.learner_id
+    holds = bool(token and run.token_sha256) and hmac.compare_digest(
+        _digest(token or ""), run.token_sha256 or ""
+    )
+    if not (mine or holds):
         raise RunNotFound(run_id)
     return run
+
+
+def _digest(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
 
 
 async def follow(engine: Engine, queue: RunQueue, run_id: str) -> AsyncIterator[Event]:
@@ -215,3 +245,28 @@ def _count_practice(session: Session, run: Run) -> None:
     study.record_run(
         LearnerScope(session, run.learner_id), item, ok=run.verdict == Verdict.OK.value
     )
+
+
+class StreamSlots:
+    """Open event streams per visitor: each holds a connection and a task, so one visitor
+    may hold only `per_visitor` at once (kept in this process: a stream lives here)."""
+
+    def __init__(self, per_visitor: int) -> None:
+        self.per_visitor = per_visitor
+        self._open: dict[str, int] = {}
+
+    def take(self, owner: str) -> None:
+        if self._open.get(owner, 0) >= self.per_visitor:
+            raise RateLimited(
+                f"You have {self.per_visitor} run streams open already; close one (a tab, say) "
+                "and try again.",
+                5,
+            )
+        self._open[owner] = self._open.get(owner, 0) + 1
+
+    def give_back(self, owner: str) -> None:
+        left = self._open.get(owner, 0) - 1
+        if left > 0:
+            self._open[owner] = left
+        else:
+            self._open.pop(owner, None)

@@ -7,13 +7,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import date, datetime
-from typing import Protocol
+from functools import cache
+from typing import Any, Protocol
 
 from markupsafe import Markup
-from sqlalchemy import case, func
+from sqlalchemy import BindParameter, Executable, bindparam, case, func
 from sqlmodel import col, select
 
-from app.db import upsert
+from app.db import dialect_of
 from app.domain import LearnerScope, NoteTooLong, UnknownPrompt
 from app.models import Activity, CodeSample, ItemProgress, QuizPrompt, RecallCheck, utcnow
 from app.services import progress
@@ -47,14 +48,19 @@ def progress_by_item(scope: LearnerScope) -> dict[int, ItemProgress]:
     return {p.item_id: p for p in rows}
 
 
-def checks_of(scope: LearnerScope, item: ItemKey) -> list[RecallCheck]:
-    return list(
-        scope.session.exec(
-            select(RecallCheck)
-            .where(RecallCheck.learner_id == scope.learner_id, RecallCheck.item_id == item.id)
-            .order_by(col(RecallCheck.answered_at), col(RecallCheck.id))
-        )
+_CHECKS = (
+    select(RecallCheck)
+    .where(
+        col(RecallCheck.learner_id) == bindparam("learner_id"),
+        col(RecallCheck.item_id) == bindparam("item_id"),
     )
+    .order_by(col(RecallCheck.answered_at), col(RecallCheck.id))
+)
+
+
+def checks_of(scope: LearnerScope, item: ItemKey) -> list[RecallCheck]:
+    params = {"learner_id": scope.learner_id, "item_id": item.id}
+    return list(scope.session.exec(_CHECKS, params=params))
 
 
 @dataclass(frozen=True)
@@ -92,27 +98,27 @@ def study_view(scope: LearnerScope | None, item: ItemKey) -> StudyView:
 # Writing
 
 
-def record_visit(scope: LearnerScope, item: ItemKey, *, now: datetime | None = None) -> None:
-    """The learner opened the item's page: new becomes seen; the day counts as read."""
-    now = now or utcnow()
-    upsert(
-        scope.session,
-        ItemProgress,
-        ["learner_id", "item_id"],
-        {
-            "learner_id": scope.learner_id,
-            "item_id": item.id,
-            "status": Status.seen.value,
-            "bookmarked": False,
-            "note": "",
-            "visits": 1,
-            "runs": 0,
-            "runs_ok": 0,
-            "first_visit_at": now,
-            "last_visit_at": now,
-            "updated_at": now,
-        },
-        {
+@cache
+def _visit(dialect: Any) -> Executable:
+    """INSERT ... ON CONFLICT for a visit, built once per dialect: reading an item is the
+    hottest write there is, and building the statement cost more than running it."""
+    now: BindParameter[Any] = bindparam("now")
+    insert = dialect.insert(ItemProgress).values(
+        learner_id=bindparam("learner_id"),
+        item_id=bindparam("item_id"),
+        status=Status.seen.value,
+        bookmarked=False,
+        note="",
+        visits=1,
+        runs=0,
+        runs_ok=0,
+        first_visit_at=now,
+        last_visit_at=now,
+        updated_at=now,
+    )
+    statement: Executable = insert.on_conflict_do_update(
+        index_elements=["learner_id", "item_id"],
+        set_={
             "visits": ItemProgress.visits + 1,
             "last_visit_at": now,
             "first_visit_at": func.coalesce(col(ItemProgress.first_visit_at), now),
@@ -122,6 +128,38 @@ def record_visit(scope: LearnerScope, item: ItemKey, *, now: datetime | None = N
             ),
         },
     )
+    return statement
+
+
+@cache
+def _day(dialect: Any) -> Executable:
+    """INSERT ... ON CONFLICT adding to a day's activity, built once per dialect."""
+    views: BindParameter[Any] = bindparam("views")
+    runs: BindParameter[Any] = bindparam("runs")
+    checks: BindParameter[Any] = bindparam("checks")
+    insert = dialect.insert(Activity).values(
+        learner_id=bindparam("learner_id"),
+        day=bindparam("day"),
+        views=views,
+        runs=runs,
+        checks=checks,
+    )
+    statement: Executable = insert.on_conflict_do_update(
+        index_elements=["learner_id", "day"],
+        set_={
+            "views": Activity.views + views,
+            "runs": Activity.runs + runs,
+            "checks": Activity.checks + checks,
+        },
+    )
+    return statement
+
+
+def record_visit(scope: LearnerScope, item: ItemKey, *, now: datetime | None = None) -> None:
+    """The learner opened the item's page: new becomes seen; the day counts as read."""
+    now = now or utcnow()
+    params = {"learner_id": scope.learner_id, "item_id": item.id, "now": now}
+    scope.session.execute(_visit(dialect_of(scope.session)), params)
     count_day(scope, now.date(), views=1)
 
 
@@ -205,23 +243,14 @@ def count_day(
     scope: LearnerScope, day: date, *, views: int = 0, runs: int = 0, checks: int = 0
 ) -> None:
     """Add to the learner's activity on `day` (the calendar and the streak read it)."""
-    upsert(
-        scope.session,
-        Activity,
-        ["learner_id", "day"],
-        {
-            "learner_id": scope.learner_id,
-            "day": day,
-            "views": views,
-            "runs": runs,
-            "checks": checks,
-        },
-        {
-            "views": Activity.views + views,
-            "runs": Activity.runs + runs,
-            "checks": Activity.checks + checks,
-        },
-    )
+    params = {
+        "learner_id": scope.learner_id,
+        "day": day,
+        "views": views,
+        "runs": runs,
+        "checks": checks,
+    }
+    scope.session.execute(_day(dialect_of(scope.session)), params)
 
 
 def _row(scope: LearnerScope, item: ItemKey) -> ItemProgress:

@@ -44,7 +44,14 @@ class SecurityHeaders:
 
         async def send_with_headers(message: Message) -> None:
             if message["type"] == "http.response.start":
-                message["headers"] = [*message.get("headers", []), *headers]
+                extra = headers
+                sent = message.get("headers", [])
+                # Pages hold the reader's CSRF token and progress, API answers their data:
+                # nothing may be kept by a shared cache or the browser's history cache, unless
+                # the response chose its own policy (static files do).
+                if not any(name == b"cache-control" for name, _ in sent):
+                    extra = [*headers, (b"cache-control", b"no-store")]
+                message["headers"] = [*sent, *extra]
             await send(message)
 
         await self.app(scope, receive, send_with_headers)

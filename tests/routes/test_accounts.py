@@ -213,7 +213,9 @@ def test_api_calls_riding_on_cookies_need_the_token_but_bearer_calls_do_not(
 # Rate limits
 
 
-def test_repeated_wrong_passwords_lock_the_account_for_a_while(client: TestClient) -> None:
+def test_repeated_wrong_passwords_lock_out_the_guesser_not_the_owner(
+    client: TestClient, settings: Settings
+) -> None:
     sign_up(client, "mia")
     client.cookies.clear()
     for _ in range(5):
@@ -223,10 +225,32 @@ def test_repeated_wrong_passwords_lock_the_account_for_a_while(client: TestClien
     assert int(locked.headers["Retry-After"]) > 0 and "try again in" in locked.text
     api = client.post("/api/token", data={"username": "mia", "password": PASSWORD})
     assert api.status_code == 429 and "Retry-After" in api.headers
+    # The owner, from elsewhere, still gets in: the guesser's failures are the guesser's.
+    owner = TestClient(client.app, client=("203.0.113.7", 50000))
+    assert sign_in(owner, "mia") == 303
+
+
+def test_password_checks_for_changes_and_deletion_are_limited_per_client(
+    client: TestClient,
+) -> None:
+    sign_up(client, "max")
+    for _ in range(5):
+        wrong = form(client, "/account/delete", token_from="/account", password="not it at all")
+        assert wrong.status_code == 422 and "nothing was deleted" in wrong.text
+    locked = form(client, "/account/delete", token_from="/account", password=PASSWORD)
+    assert locked.status_code == 429 and locked.headers["Retry-After"]
+    change = form(
+        client,
+        "/account/password",
+        token_from="/account",
+        current_password=PASSWORD,
+        new_password="another long passphrase",
+    )
+    assert change.status_code == 429
 
 
 def test_many_sign_in_attempts_from_one_client_are_slowed_down(client: TestClient) -> None:
-    limit = client.app.state.backprop.account_limits.sign_in_per_client.limit  # type: ignore[attr-defined]
+    limit = client.app.state.backprop.account_guards.limits.sign_in_per_client.limit  # type: ignore[attr-defined]
     for n in range(limit):
         client.post("/api/token", data={"username": f"user{n}", "password": "whatever1"})
     response = client.post("/api/token", data={"username": "another", "password": "whatever1"})
@@ -234,7 +258,7 @@ def test_many_sign_in_attempts_from_one_client_are_slowed_down(client: TestClien
 
 
 def test_sign_ups_from_one_client_are_limited(client: TestClient, db_path: Path) -> None:
-    limits = client.app.state.backprop.account_limits  # type: ignore[attr-defined]
+    limits = client.app.state.backprop.account_guards.limits  # type: ignore[attr-defined]
     for n in range(limits.sign_up_per_client.limit):
         body = {"username": f"new{n}", "password": PASSWORD}
         assert client.post("/api/users", json=body).status_code == 201

@@ -15,13 +15,15 @@ from sqlmodel import Session, select
 from app.main import create_app
 from app.models import Item, Run
 from app.settings import RunQueueKind, Settings
-from tests.support.forms import csrf_headers
+from tests.support.forms import csrf_headers, csrf_token
 from tests.support.runs import events_of
 
 
 @pytest.fixture
 def run_client(client: TestClient) -> TestClient:
-    """The app with scripted runs (the `client` fixture's settings)."""
+    """A browser on the app with scripted runs: it has its visitor cookie, and sends the
+    page's CSRF token with every call, as the runner script does."""
+    client.headers["X-CSRF-Token"] = csrf_token(client)
     return client
 
 
@@ -129,8 +131,8 @@ def test_too_many_runs_a_minute_get_429_with_retry_after(settings: Settings) -> 
     limited = settings.model_copy(update={"runs_per_minute": 2})
     with TestClient(create_app(limited)) as client:
         for _ in range(2):
-            run_id = client.post("/api/runs", json={"code": "print(1)"}).json()["id"]
-            events_of(client, run_id)
+            started = client.post("/api/runs", json={"code": "print(1)"}).json()
+            events_of(client, started["id"], headers={"X-Run-Token": started["token"]})
         response = client.post("/api/runs", json={"code": "print(1)"})
     assert response.status_code == 429
     assert int(response.headers["retry-after"]) >= 1
@@ -194,15 +196,18 @@ def test_two_visitors_run_at_the_same_time(run_client: TestClient) -> None:
 
 
 def test_another_visitor_cannot_read_follow_or_cancel_a_run(run_client: TestClient) -> None:
+    run_client.cookies.clear()
     run_client.cookies.set("backprop_visitor", "visitor-a")
     run_id = run_client.post(
         "/api/runs", json={"code": "print('mine')"}, headers=csrf_headers(run_client)
     ).json()["id"]
     events_of(run_client, run_id)
+    run_client.cookies.clear()
     run_client.cookies.set("backprop_visitor", "visitor-b")
     assert run_client.get(f"/api/runs/{run_id}").status_code == 404
     assert run_client.get(f"/api/runs/{run_id}/events").status_code == 404
     cancel = run_client.post(f"/api/runs/{run_id}/cancel", headers=csrf_headers(run_client))
+    run_client.cookies.clear()
     assert cancel.status_code == 404
     run_client.cookies.set("backprop_visitor", "visitor-a")
     assert run_client.get(f"/api/runs/{run_id}").json()["stdout"] == "mine\n"
@@ -248,3 +253,65 @@ def test_health_and_item_pages_say_starting_while_the_worker_warms_up(
     assert sandbox["state"] == "starting" and sandbox["available"] is False
     page = run_client.get("/items/dropout").text
     assert "starting" in page and "not running" not in page
+
+
+def test_cookie_less_clients_own_their_runs_by_token_not_by_address(
+    settings: Settings,
+) -> None:
+    with TestClient(create_app(settings)) as first:
+        started = first.post("/api/runs", json={"code": "print('first')"}).json()
+        token = started["token"]
+        assert token and len(token) >= 24
+        second = TestClient(first.app)  # the same address, no cookies, no token
+        assert second.get(f"/api/runs/{started['id']}").status_code == 404
+        assert second.get(f"/api/runs/{started['id']}/events").status_code == 404
+        assert second.post(f"/api/runs/{started['id']}/cancel").status_code == 404
+        events = events_of(first, started["id"], params={"token": token})  # as EventSource
+        assert events[-1][1]["stdout"] == "first\n"
+        run = first.get(f"/api/runs/{started['id']}", headers={"X-Run-Token": token})
+        assert run.status_code == 200 and run.json()["stdout"] == "first\n"
+        wrong = first.get(f"/api/runs/{started['id']}", headers={"X-Run-Token": "x" * 32})
+        assert wrong.status_code == 404
+
+
+def test_fresh_cookies_from_one_address_share_its_run_allowance(run_client: TestClient) -> None:
+    held = []
+    for n in range(4):
+        browser = TestClient(run_client.app)
+        browser.headers["X-CSRF-Token"] = csrf_token(browser)
+        response = browser.post("/api/runs", json={"code": "# fake: hold"})
+        assert response.status_code == 202, n
+        held.append((browser, response.json()["id"]))
+    another = TestClient(run_client.app)
+    another.headers["X-CSRF-Token"] = csrf_token(another)
+    refused = another.post("/api/runs", json={"code": "print('x')"})
+    assert refused.status_code == 429 and refused.headers["Retry-After"]
+    assert "from your network" in refused.json()["detail"]
+    elsewhere = TestClient(run_client.app, client=("198.51.100.9", 1234))
+    elsewhere.headers["X-CSRF-Token"] = csrf_token(elsewhere)
+    assert elsewhere.post("/api/runs", json={"code": "print('y')"}).status_code == 202
+    for browser, run_id in held:
+        browser.post(f"/api/runs/{run_id}/cancel")
+
+
+def test_a_cancel_after_the_run_ended_does_not_relabel_it(run_client: TestClient) -> None:
+    run_id = run_client.post("/api/runs", json={"code": "print('done')"}).json()["id"]
+    assert events_of(run_client, run_id)[-1][1]["verdict"] == "ok"
+    assert run_client.post(f"/api/runs/{run_id}/cancel").status_code == 202
+    assert run_client.get(f"/api/runs/{run_id}").json()["verdict"] == "ok"
+
+
+def test_a_visitor_holds_a_bounded_number_of_open_streams(settings: Settings) -> None:
+    few = settings.model_copy(update={"streams_per_visitor": 1})
+    with TestClient(create_app(few)) as browser:
+        browser.headers["X-CSRF-Token"] = csrf_token(browser)
+        run_id = browser.post("/api/runs", json={"code": "# fake: hold"}).json()["id"]
+        with browser.stream("GET", f"/api/runs/{run_id}/events") as first:
+            assert first.status_code == 200
+            second = browser.get(f"/api/runs/{run_id}/events")
+            assert second.status_code == 429 and second.headers["Retry-After"]
+            browser.post(f"/api/runs/{run_id}/cancel")
+            for line in first.iter_lines():
+                if line.startswith("event: result"):
+                    break
+        assert events_of(browser, run_id)[-1][1]["verdict"] == "killed"  # a slot again

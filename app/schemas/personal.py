@@ -1,134 +1,16 @@
-"""Shapes of the JSON API, one family per entity, named by role. /docs is generated from
-these."""
+"""Accounts and one's own data: users, tokens, progress, the dashboard's figures."""
 
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import BaseModel, Field
 
-from app.models import ItemProgress, Run
+from app.models import ItemProgress
 from app.services.dashboard import Bar, Dashboard
-from app.services.items import ItemDetail, ItemRow
 from app.services.progress import Status
 from app.services.study import MAX_NOTE_LENGTH
-from sandbox.protocol import MAX_CODE_BYTES, WorkerStatus
-
-
-class ErrorBody(BaseModel):
-    """An error: a sentence, or (for invalid parameters) the list of what was wrong."""
-
-    detail: str | list[dict[str, Any]]
-
-
-class Health(BaseModel):
-    status: str
-    database: str
-    sandbox: WorkerStatus
-
-
-# Items
-
-
-class ItemSummaryPublic(BaseModel):
-    """An item as listed: enough to show and link it."""
-
-    deck: str
-    number: int
-    slug: str
-    title: str
-    topic: str
-    difficulty: str
-
-    @classmethod
-    def of(cls, item: ItemRow) -> ItemSummaryPublic:
-        return cls(
-            deck=item.deck_slug,
-            number=item.number,
-            slug=item.slug,
-            title=item.title,
-            topic=item.topic_slug,
-            difficulty=item.difficulty,
-        )
-
-
-class CodeSamplePublic(BaseModel):
-    """A code sample; `requires` lists what it needs beyond a CPU and torch."""
-
-    index: int
-    code: str
-    requires: list[str]
-    variant_of: int | None = Field(None, description="Index of the sample this one stands in for.")
-
-
-class ItemPublic(ItemSummaryPublic):
-    """An item in full. Quiz prompts are the questions only, never answer keys."""
-
-    tags: list[str]
-    section: str | None
-    body_markdown: str
-    code_samples: list[CodeSamplePublic]
-    quiz_prompts: list[str]
-
-    @classmethod
-    def of_detail(cls, page: ItemDetail) -> ItemPublic:
-        return cls(
-            **ItemSummaryPublic.of(page.item).model_dump(),
-            tags=page.item.tag_list,
-            section=page.item.section,
-            body_markdown=page.body_markdown,
-            code_samples=[
-                CodeSamplePublic(
-                    index=s.index, code=s.code, requires=s.requires_list, variant_of=s.variant_of
-                )
-                for s in page.samples
-            ],
-            quiz_prompts=[p.text for p in page.prompts],
-        )
-
-
-# Runs
-
-
-class RunCreate(BaseModel):
-    """Code to run. `item` and `sample` say which sample it came from, when it did."""
-
-    code: str = Field(description=f"Python source, at most {MAX_CODE_BYTES // 1024} KiB of UTF-8.")
-    backend: Literal["cpu", "cuda", "auto"] = "auto"
-    item: str | None = Field(None, max_length=120, description="Slug of the item.")
-    sample: int | None = Field(None, ge=1, le=100, description="Sample number in the item.")
-
-
-class RunAccepted(BaseModel):
-    id: str
-    status: str
-
-
-class RunPublic(BaseModel):
-    """A run as stored; `verdict` is null until it has ended."""
-
-    id: str
-    status: str
-    verdict: str | None
-    exit_code: int | None
-    stdout: str
-    stderr: str
-    detail: str
-    truncated: bool
-    wall_ms: int | None
-    cpu_ms: int | None
-    max_memory_mb: int | None
-    backend: str | None
-    device: str | None
-
-    @classmethod
-    def of(cls, run: Run) -> RunPublic:
-        """Never the visitor key or the code."""
-        return cls.model_validate(run, from_attributes=True)
-
-
-# Accounts
 
 
 class UserCreate(BaseModel):
@@ -148,9 +30,6 @@ class Token(BaseModel):
     access_token: str
     token_type: str = "bearer"
     expires_in: int = Field(description="Seconds until the token expires.")
-
-
-# Personal data
 
 
 class ItemProgressPublic(BaseModel):

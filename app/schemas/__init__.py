@@ -1,0 +1,41 @@
+"""Shapes of the JSON API, one family per entity, named by role. /docs is generated from
+these."""
+
+from app.schemas.common import ERROR_MEANINGS, ErrorBody, Health, errors
+from app.schemas.items import CodeSamplePublic, ItemPublic, ItemSummaryPublic
+from app.schemas.personal import (
+    ActivityDay,
+    GroupProgress,
+    ItemProgressPublic,
+    ItemProgressUpdate,
+    ItemRef,
+    ProgressPublic,
+    RecentRun,
+    Token,
+    UserCreate,
+    UserPublic,
+)
+from app.schemas.runs import RunAccepted, RunCreate, RunPublic
+
+__all__ = [
+    "ERROR_MEANINGS",
+    "ActivityDay",
+    "CodeSamplePublic",
+    "ErrorBody",
+    "GroupProgress",
+    "Health",
+    "ItemProgressPublic",
+    "ItemProgressUpdate",
+    "ItemPublic",
+    "ItemRef",
+    "ItemSummaryPublic",
+    "ProgressPublic",
+    "RecentRun",
+    "RunAccepted",
+    "RunCreate",
+    "RunPublic",
+    "Token",
+    "UserCreate",
+    "UserPublic",
+    "errors",
+]

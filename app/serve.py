@@ -1,0 +1,111 @@
+"""`backprop serve`: the sandbox worker and the web server, each with only the privileges
+it needs. Started as root, the worker stays root (it builds every run's jail) and the web
+server drops to an unprivileged user that owns the data folder; started as anyone else,
+both run as that user (and the worker refuses to run code, saying why)."""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import logging
+import os
+import pwd
+import signal
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+from app.settings import Settings
+
+log = logging.getLogger("backprop")
+
+
+def start_sandbox_worker(settings: Settings, client_uid: int | None) -> subprocess.Popen[bytes]:
+    """The sandbox worker as a child process, listening on SANDBOX_SOCKET (which only
+    `client_uid`, the web server's user, and root may open). It is given none of our
+    environment beyond what Python needs: no secrets, no database URL."""
+    env = {k: v for k, v in os.environ.items() if k in ("PATH", "LANG", "HOME", "TMPDIR")}
+    command = [sys.executable, "-m", "sandbox", "--socket", str(settings.sandbox_socket)]
+    if client_uid is not None:
+        command += ["--client-uid", str(client_uid)]
+    return subprocess.Popen(
+        command,
+        env=env,
+        # The worker ends with us, however we end (uvicorn re-raises SIGTERM after shutdown,
+        # so a `finally` here is not enough).
+        preexec_fn=_die_with_parent,
+    )
+
+
+def _die_with_parent() -> None:
+    PR_SET_PDEATHSIG = 1
+    ctypes.CDLL(None).prctl(PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
+
+
+def web_user(name: str) -> pwd.struct_passwd:
+    """The unprivileged account the web server runs as, created (a system user with no
+    home and no shell) when it does not exist yet."""
+    try:
+        return pwd.getpwnam(name)
+    except KeyError:
+        subprocess.run(
+            ["useradd", "--system", "--no-create-home", "--shell", "/usr/sbin/nologin", name],
+            check=True,
+        )
+        return pwd.getpwnam(name)
+
+
+def give_data_to(folder: Path, user: pwd.struct_passwd) -> None:
+    """The web server's user owns the data folder and everything in it."""
+    folder.mkdir(parents=True, exist_ok=True)
+    for path in [folder, *folder.rglob("*")]:
+        if not path.is_symlink():
+            os.chown(path, user.pw_uid, user.pw_gid)
+
+
+def drop_privileges(user: pwd.struct_passwd) -> None:
+    """Become `user` for good: no supplementary groups, its group, its uid."""
+    os.setgroups([])
+    os.setgid(user.pw_gid)
+    os.setuid(user.pw_uid)
+    os.environ["HOME"] = "/nonexistent"
+
+
+def serve(settings: Settings, *, reload: bool, workers: int) -> None:
+    import uvicorn
+
+    user = web_user(settings.web_user) if os.geteuid() == 0 else None
+    if user is not None:
+        give_data_to(settings.data_dir, user)
+    worker = None
+    if settings.sandbox_autostart:
+        worker = start_sandbox_worker(settings, user.pw_uid if user else None)
+    if user is not None:
+        drop_privileges(user)
+        log.info(
+            "web server running as %s (uid %d); sandbox worker as root", user.pw_name, user.pw_uid
+        )
+    try:
+        uvicorn.run(
+            "app.asgi:app",
+            host=settings.host,
+            port=settings.port,
+            reload=reload,
+            workers=workers,
+            **proxy_options(settings),
+        )
+    finally:
+        if worker is not None:
+            # A root worker cannot be signalled once we dropped root: PDEATHSIG ends it.
+            with contextlib.suppress(PermissionError):
+                worker.terminate()
+                worker.wait(timeout=10)
+
+
+def proxy_options(settings: Settings) -> dict[str, Any]:
+    """Believe X-Forwarded-For and X-Forwarded-Proto only from the configured proxies: by
+    default from no one, so a client cannot pick the address its limits count against."""
+    if not settings.trusted_proxies:
+        return {"proxy_headers": False}
+    return {"proxy_headers": True, "forwarded_allow_ips": settings.trusted_proxies}

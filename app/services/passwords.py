@@ -1,0 +1,86 @@
+"""Passwords: the rules a new one must meet, and hashing and checking with argon2id.
+
+Hashing takes about 50 ms of CPU and 64 MiB of memory on purpose, so it never runs on the
+event loop: `PasswordChecks` runs the operations that hash in a bounded pool of threads, and
+further ones wait their turn without holding a thread."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import cache, partial
+from typing import TypeVar
+
+import anyio.to_thread
+from anyio import CapacityLimiter
+from argon2 import PasswordHasher
+from argon2.exceptions import InvalidHashError, VerificationError
+
+from app.domain import AccountError
+
+MIN_PASSWORD_LENGTH = 8
+MAX_PASSWORD_LENGTH = 256  # argon2 takes any length; this only bounds the work per request
+T = TypeVar("T")
+_hasher = PasswordHasher()
+
+
+class PasswordChecks:
+    """At most `threads` password operations at once, off the event loop."""
+
+    def __init__(self, threads: int) -> None:
+        self._limiter: CapacityLimiter | None = None
+        self.threads = threads
+
+    async def run(self, operation: Callable[..., T], /, *args: object, **kwargs: object) -> T:
+        if self._limiter is None:  # made inside the loop that uses it
+            self._limiter = CapacityLimiter(self.threads)
+        call = partial(operation, *args, **kwargs)
+        return await anyio.to_thread.run_sync(call, limiter=self._limiter)
+
+
+@cache
+def _dummy_hash() -> str:
+    """Verifying against this when the user does not exist takes as long as a real check, so
+    the time a refusal takes does not tell whether the name exists. Made on first need."""
+    return _hasher.hash("not a real password, only a timing stand-in")
+
+
+@cache
+def _common_passwords() -> frozenset[str]:
+    """The 30,000 most common passwords of zxcvbn's list, loaded on first use (0.8 MB)."""
+    from zxcvbn.frequency_lists import FREQUENCY_LISTS  # type: ignore[import-untyped]
+
+    return frozenset(FREQUENCY_LISTS["passwords"])
+
+
+def check_new(password: str, *, username: str = "") -> None:
+    """Length 8 or more, no composition rules; common and guessable passwords are refused."""
+    if len(password) < MIN_PASSWORD_LENGTH:
+        raise AccountError(f"Use at least {MIN_PASSWORD_LENGTH} characters for the password.")
+    if len(password) > MAX_PASSWORD_LENGTH:
+        raise AccountError(f"Use at most {MAX_PASSWORD_LENGTH} characters for the password.")
+    lowered = password.lower()
+    if lowered in _common_passwords() or (username and username in lowered):
+        raise AccountError(
+            "That password is too easy to guess: it is one of the most common passwords or "
+            "holds your username. A few unrelated words make a strong one."
+        )
+
+
+def hash_password(password: str) -> str:
+    return _hasher.hash(password)
+
+
+def verify(password_hash: str, password: str) -> bool:
+    try:
+        return _hasher.verify(password_hash, password)
+    except (VerificationError, InvalidHashError):
+        return False
+
+
+def verify_nobody(password: str) -> None:
+    """As long as a real check, for a name that has no account."""
+    verify(_dummy_hash(), password)
+
+
+def needs_rehash(password_hash: str) -> bool:
+    return _hasher.check_needs_rehash(password_hash)
