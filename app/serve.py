@@ -57,8 +57,18 @@ def web_user(name: str) -> pwd.struct_passwd:
 
 
 def give_data_to(folder: Path, user: pwd.struct_passwd) -> None:
-    """The web server's user owns the data folder and everything in it."""
+    """The web server's user owns the data folder and everything in it. SystemExit, saying
+    which, when a folder above it would stop that user from reaching it."""
+    folder = folder.resolve()
     folder.mkdir(parents=True, exist_ok=True)
+    for parent in folder.parents:
+        info = parent.stat()
+        if not info.st_mode & 0o001 and info.st_uid != user.pw_uid:
+            raise SystemExit(
+                f"The web server runs as '{user.pw_name}', which cannot reach DATA_DIR "
+                f"({folder}): {parent} is closed to other users. Choose a DATA_DIR it can "
+                "reach, or open that folder (chmod o+x)."
+            )
     for path in [folder, *folder.rglob("*")]:
         if not path.is_symlink():
             os.chown(path, user.pw_uid, user.pw_gid)
