@@ -5,8 +5,9 @@ and everything a handler may ask for comes out of it through an `Annotated` alia
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Annotated
 
 from fastapi import Depends, Request
@@ -31,6 +32,7 @@ class AppState:
     """Everything an app instance holds for its requests (built by app.main.create_app)."""
 
     settings: Settings
+    clock: Callable[[], datetime]  # now, in UTC; tests set their own
     engine: Engine
     run_queue: RunQueue
     run_limiter: RunLimiter
@@ -65,7 +67,12 @@ async def _connection(request: Request) -> AsyncIterator[Connection]:
         yield connection
 
 
+async def _now(request: Request) -> datetime:
+    return app_state(request).clock()
+
+
 SettingsDep = Annotated[Settings, Depends(_settings)]
+NowDep = Annotated[datetime, Depends(_now)]
 EngineDep = Annotated[Engine, Depends(_engine)]
 SessionDep = Annotated[Session, Depends(_session)]
 ConnectionDep = Annotated[Connection, Depends(_connection)]

@@ -18,7 +18,8 @@ from app import migrate
 from app.db import make_engine
 from app.deps import AppState
 from app.importer import import_content
-from app.routes import accounts, api, dashboard, me, pages, runs, study
+from app.models import utcnow
+from app.routes import accounts, api, dashboard, me, pages, quizzes, quizzes_api, runs, study
 from app.runqueue import RunQueue
 from app.runqueue.fake import FakeRunQueue
 from app.runqueue.local import LocalRunQueue
@@ -71,6 +72,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     )
     state = AppState(
         settings=settings,
+        clock=utcnow,
         engine=engine,
         run_queue=make_run_queue(settings, RunRecorder(engine, limiter)),
         run_limiter=limiter,
@@ -123,7 +125,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     # Routes are tried in order, each included router scanning all of its own: the pages go
     # first (no path of theirs overlaps another's), so the item page is found without first
     # testing every API route.
-    for module in (pages, api, runs, me, study, dashboard, accounts):
+    for module in (pages, api, runs, me, quizzes_api, study, dashboard, quizzes, accounts):
         app.include_router(module.router)
 
     @app.get(DOCS_PATH, include_in_schema=False)

@@ -204,3 +204,65 @@ class Activity(SQLModel, table=True):
     views: int = 0
     runs: int = 0
     checks: int = 0
+
+
+# Questions (content, written by the importer) and quiz attempts (personal data).
+
+
+class Question(SQLModel, table=True):
+    """A quiz prompt made a real question: a model answer, key points, and choices."""
+
+    __table_args__ = (UniqueConstraint("item_id", "position", name="uq_question_item_position"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    item_id: int = Field(foreign_key="item.id", index=True, ondelete="CASCADE")
+    position: int  # the prompt's position in its item, from 1
+    prompt: str = Field(sa_column=Column(Text, nullable=False))
+    model_answer: str = Field(sa_column=Column(Text, nullable=False))
+    key_points: str = Field(sa_column=Column(Text, nullable=False))  # one per line
+    check_code: str = Field(default="", sa_column=Column(Text, nullable=False, default=""))
+    check_stdout: str = Field(default="", sa_column=Column(Text, nullable=False, default=""))
+
+    @property
+    def key_point_list(self) -> list[str]:
+        return [p for p in self.key_points.split("\n") if p]
+
+
+class Choice(SQLModel, table=True):
+    """One option of a question, with why it is right or wrong."""
+
+    __table_args__ = (UniqueConstraint("question_id", "position", name="uq_choice_position"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    question_id: int = Field(foreign_key="question.id", index=True, ondelete="CASCADE")
+    position: int  # as authored, from 1; attempts show them shuffled
+    text: str = Field(sa_column=Column(Text, nullable=False))
+    correct: bool = False
+    why: str = Field(sa_column=Column(Text, nullable=False))
+
+
+class QuizAttempt(SQLModel, table=True):
+    """One sitting of a quiz. The server owns its clock: `deadline` is when answers stop."""
+
+    id: str = Field(primary_key=True, max_length=32)  # random hex; also the URL's id
+    learner_id: int = Field(foreign_key="learner.id", index=True, ondelete="CASCADE")
+    mode: str = Field(max_length=16)  # timed, practice
+    title: str = Field(max_length=200)
+    started_at: datetime = Field(default_factory=utcnow)
+    deadline: datetime | None = None  # None: untimed
+    closed_at: datetime | None = None  # submitted, or closed at its deadline
+    score: int | None = None
+    total: int
+
+
+class AttemptQuestion(SQLModel, table=True):
+    """A question as one attempt shows it: its place, its shuffled choices, the answer."""
+
+    attempt_id: str = Field(foreign_key="quizattempt.id", primary_key=True, ondelete="CASCADE")
+    position: int = Field(primary_key=True)  # from 1
+    question_id: int = Field(foreign_key="question.id", index=True, ondelete="CASCADE")
+    choice_order: str = Field(max_length=200)  # choice ids as shown, comma-separated
+    shown_at: datetime | None = None
+    choice_id: int | None = None  # the answer, once locked
+    answered_at: datetime | None = None
+    correct: bool | None = None

@@ -18,6 +18,12 @@ from sqlmodel import Session, col, select
 
 from app.importer.errors import ContentError
 from app.importer.parse import Catalogue, ParsedItem, parse_catalogue, parse_item
+from app.importer.questions import (
+    QUESTIONS_SUFFIX,
+    parse_questions,
+    questions_path,
+    write_questions,
+)
 from app.importer.render import RENDER_VERSION, render_markdown
 from app.models import CodeSample, ContentFile, Deck, Item, QuizPrompt, Topic
 
@@ -54,6 +60,8 @@ def _content_files(content_dir: Path) -> dict[str, Path]:
     files = {CATALOGUE_FILE: catalogue}
     for path in sorted(content_dir.glob("*/*.md")):
         files[path.relative_to(content_dir).as_posix()] = path
+    for path in sorted(content_dir.glob(f"*/*{QUESTIONS_SUFFIX}")):
+        files[path.relative_to(content_dir).as_posix()] = path
     return files
 
 
@@ -73,13 +81,15 @@ def import_content(engine: Engine, content_dir: Path) -> ImportReport:
         if CATALOGUE_FILE in changed:
             # Decks or topics changed: every item must be checked against them again.
             changed = sorted(digests)
+        # An item and its questions are imported together: a change to either re-imports both.
+        changed = sorted(set(changed) | _items_of_questions(changed, digests))
         removed = sorted(set(known) - set(digests))
         report.unchanged = len(digests) - len(changed)
         if not changed and not removed:
             return report
 
         catalogue = parse_catalogue(files[CATALOGUE_FILE], CATALOGUE_FILE)
-        parsed = [_parse(raw[rel], rel, catalogue) for rel in changed if rel != CATALOGUE_FILE]
+        parsed = [_parse(raw, rel, catalogue) for rel in changed if rel.endswith(".md")]
         _check_unique(session, parsed, untouched=set(digests) - set(changed))
 
         _sync_catalogue(session, catalogue)
@@ -114,13 +124,28 @@ def import_content(engine: Engine, content_dir: Path) -> ImportReport:
     return report
 
 
-def _parse(data: bytes, rel: str, catalogue: Catalogue) -> ParsedItem:
+def _items_of_questions(changed: list[str], digests: dict[str, str]) -> set[str]:
+    """The item files whose questions file is among `changed`."""
+    items = {rel.removesuffix(QUESTIONS_SUFFIX) + ".md" for rel in changed}
+    return {rel for rel in items if rel in digests}
+
+
+def _decoded(data: bytes, rel: str) -> str:
     try:
-        text_ = data.decode("utf-8")
+        return data.decode("utf-8")
     except UnicodeDecodeError as exc:
         line = data[: exc.start].count(b"\n") + 1
         raise ContentError(rel, line, "not valid UTF-8") from None
-    return parse_item(text_, rel, catalogue)
+
+
+def _parse(raw: dict[str, bytes], rel: str, catalogue: Catalogue) -> ParsedItem:
+    """An item file, with the questions of the file beside it when there is one."""
+    item = parse_item(_decoded(raw[rel], rel), rel, catalogue)
+    beside = questions_path(rel)
+    if beside in raw:
+        text_ = _decoded(raw[beside], beside)
+        item.questions = parse_questions(text_, beside, slug=item.slug, prompts=item.quiz_prompts)
+    return item
 
 
 def _check_unique(session: Session, parsed: list[ParsedItem], untouched: set[str]) -> None:
@@ -201,6 +226,7 @@ def _write_item(session: Session, spec: ParsedItem, digest: str, item: Item | No
         )
     for position, prompt in enumerate(spec.quiz_prompts, start=1):
         session.add(QuizPrompt(item_id=item.id, position=position, text=prompt))
+    write_questions(session, item.id, spec.questions)
     _index(session, item, "\n\n".join(s.code for s in spec.samples))
 
 

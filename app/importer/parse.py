@@ -14,6 +14,7 @@ from markdown_it.renderer import RendererHTML
 
 from app.domain import Difficulty, Requirement
 from app.importer.errors import ContentError
+from app.importer.questions import QuestionSpec
 
 DIFFICULTIES = tuple(d.value for d in Difficulty)
 REQUIREMENTS = tuple(r.value for r in Requirement)
@@ -71,6 +72,7 @@ class ParsedItem:
     quiz_prompts: list[str]
     body: str
     samples: list[SampleSpec] = field(default_factory=list)
+    questions: list[QuestionSpec] = field(default_factory=list)  # from the file beside
 
 
 def parse_catalogue(path: Path, rel: str) -> Catalogue:

@@ -15,11 +15,20 @@ from app.schemas.personal import (
     UserCreate,
     UserPublic,
 )
+from app.schemas.quizzes import (
+    AnswerCreate,
+    ChoicePublic,
+    QuizCreate,
+    QuizPublic,
+    QuizQuestionPublic,
+)
 from app.schemas.runs import RunAccepted, RunCreate, RunPublic
 
 __all__ = [
     "ERROR_MEANINGS",
     "ActivityDay",
+    "AnswerCreate",
+    "ChoicePublic",
     "CodeSamplePublic",
     "ErrorBody",
     "GroupProgress",
@@ -30,6 +39,9 @@ __all__ = [
     "ItemRef",
     "ItemSummaryPublic",
     "ProgressPublic",
+    "QuizCreate",
+    "QuizPublic",
+    "QuizQuestionPublic",
     "RecentRun",
     "RunAccepted",
     "RunCreate",

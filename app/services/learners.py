@@ -8,7 +8,7 @@ from sqlalchemy import bindparam, delete, update
 from sqlmodel import Session, col, select
 
 from app.domain import NOBODY, Identity, LearnerScope
-from app.models import Activity, Item, ItemProgress, Learner, RecallCheck, Run
+from app.models import Activity, Item, ItemProgress, Learner, QuizAttempt, RecallCheck, Run
 from app.services import study
 
 # Built once: resolving the learner is part of every personal request.
@@ -105,7 +105,7 @@ def merge(session: Session, *, source: Learner, target: Learner) -> None:
         .where(col(ItemProgress.learner_id) == source.id)
         .values(learner_id=target.id)
     )
-    for model in (RecallCheck, Run):
+    for model in (RecallCheck, Run, QuizAttempt):
         session.execute(
             update(model).where(col(model.learner_id) == source.id).values(learner_id=target.id)
         )

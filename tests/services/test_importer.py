@@ -52,7 +52,8 @@ def test_second_import_changes_nothing(empty_engine: Engine, content_copy: Path)
     before = counts(empty_engine)
     report = import_content(empty_engine, content_copy)
     assert not report.changed
-    assert report.unchanged == len(list(content_copy.glob("*/*.md"))) + 1  # + decks.yml
+    files = [*content_copy.glob("*/*.md"), *content_copy.glob("*/*.questions.yml")]
+    assert report.unchanged == len(files) + 1  # + decks.yml
     assert counts(empty_engine) == before
 
 
@@ -236,3 +237,50 @@ def test_python_fence_inside_a_list_is_a_sample(empty_engine: Engine, content_co
         item = s.exec(select(Item).where(Item.slug == "dropout")).one()
         samples = s.exec(select(CodeSample).where(CodeSample.item_id == item.id)).all()
     assert samples[-1].code == "x = 1" and samples[-1].requires == "cuda"
+
+
+def test_questions_are_imported_with_their_item_and_keep_their_ids(
+    empty_engine: Engine, content_copy: Path
+) -> None:
+    from app.models import Choice, Question
+
+    item = item_file(content_copy, "08-dropout.md")
+    beside = item.with_name("08-dropout.questions.yml")
+    prompts = [
+        line.strip()[3:-1]
+        for line in item.read_text().splitlines()
+        if line.startswith("  - \"")
+    ]
+    choices = (
+        "    choices:\n"
+        "      - {text: right, correct: true, why: because}\n"
+        "      - {text: wrong, why: a misconception}\n"
+        "      - {text: also wrong, why: another one}\n"
+    )
+    entries = "".join(
+        f'  - prompt: "{p}"\n    model_answer: An answer.\n'
+        f"    key_points: [one, two]\n{choices}"
+        for p in prompts
+    )
+    beside.write_text(f"item: dropout\nquestions:\n{entries}")
+    import_content(empty_engine, content_copy)
+    with Session(empty_engine) as s:
+        ids = sorted(q.id for q in s.exec(select(Question)) if q.prompt in prompts)
+        assert len(ids) == 2
+    beside.write_text(beside.read_text().replace("An answer.", "A better answer."))
+    report = import_content(empty_engine, content_copy)
+    assert report.updated == ["deep-learning/08-dropout.md"]
+    with Session(empty_engine) as s:
+        again = [q for q in s.exec(select(Question)) if q.prompt in prompts]
+        assert sorted(q.id for q in again) == ids
+        assert {q.model_answer for q in again} == {"A better answer."}
+        assert s.exec(select(func.count()).select_from(Choice)).one() >= 6
+
+
+def test_a_question_file_that_breaks_the_rules_stops_the_import(
+    empty_engine: Engine, content_copy: Path
+) -> None:
+    beside = item_file(content_copy, "08-dropout.md").with_name("08-dropout.questions.yml")
+    beside.write_text("item: dropout\nquestions:\n  - prompt: Not the item's prompt?\n")
+    with pytest.raises(ContentError, match="word for word"):
+        import_content(empty_engine, content_copy)

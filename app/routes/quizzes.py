@@ -1,0 +1,93 @@
+"""Quizzes in the browser: choose one, take it question by question against the server's
+clock, and read the results. Plain forms that redirect, so they work without scripts;
+htmx swaps only the question when it can."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Depends, Form, Request
+from fastapi.responses import HTMLResponse, RedirectResponse, Response
+
+from app.deps import ConnectionDep, NowDep, ReaderDep, WriterDep, identify
+from app.domain import InvalidInput
+from app.services import content_cache, quizzes
+from app.services.quizzes import MAX_QUESTIONS, MIN_QUESTIONS, QuizMode, QuizRequest
+from app.web.templating import is_htmx, render
+
+router = APIRouter(include_in_schema=False, dependencies=[Depends(identify)])
+TIME_CHOICES_MINUTES = (5, 10, 15, 20, 30, 45, 60)
+
+
+@router.get("/quizzes")
+async def quiz_home(request: Request, scope: ReaderDep, connection: ConnectionDep) -> HTMLResponse:
+    """Choose a quiz; the attempts so far."""
+    context = {
+        "catalogue": content_cache.snapshot(connection).catalogue,
+        "history": quizzes.history(scope),
+        "min_questions": MIN_QUESTIONS,
+        "max_questions": MAX_QUESTIONS,
+        "minutes": TIME_CHOICES_MINUTES,
+    }
+    return render(request, "quizzes/page.html", context)
+
+
+@router.post("/quizzes")
+async def start_quiz(
+    scope: WriterDep,
+    now: NowDep,
+    count: Annotated[int, Form(ge=MIN_QUESTIONS, le=MAX_QUESTIONS)] = 10,
+    minutes: Annotated[int, Form(ge=1, le=180)] = 10,
+    mode: Annotated[QuizMode, Form()] = QuizMode.timed,
+    deck: Annotated[str, Form(max_length=64)] = "",
+    topic: Annotated[list[str] | None, Form(max_length=40)] = None,
+) -> Response:
+    """Start the quiz and go to its first question."""
+    seconds = minutes * 60 if mode is QuizMode.timed else None
+    request = QuizRequest(mode, count, seconds, deck or None, tuple(topic or ()))
+    attempt = quizzes.create(scope, request, now=now)
+    scope.session.commit()
+    return RedirectResponse(f"/quizzes/{attempt.id}", status_code=303)
+
+
+@router.get("/quizzes/{quiz_id}")
+async def quiz_page(request: Request, quiz_id: str, scope: ReaderDep, now: NowDep) -> Response:
+    """The current question, or the results once the quiz is closed."""
+    view = quizzes.load(scope, quiz_id, now=now)
+    quizzes.show(scope, view)
+    scope.session.commit()
+    if view.closed:
+        return render(request, "quizzes/results.html", {"view": view})
+    return render(
+        request, "quizzes/attempt.html", {"view": view}, fragment="quizzes/_question.html"
+    )
+
+
+@router.post("/quizzes/{quiz_id}/answers")
+async def answer(
+    request: Request,
+    quiz_id: str,
+    scope: ReaderDep,
+    now: NowDep,
+    position: Annotated[int, Form(ge=1, le=MAX_QUESTIONS)],
+    choice: Annotated[str, Form(max_length=1)] = "",
+) -> Response:
+    """Lock in an answer: htmx gets the next question (or, in practice, this one explained)."""
+    if not choice:
+        raise InvalidInput("Choose an answer first (keys 1 to 4 pick one).")
+    view = quizzes.answer(scope, quiz_id, position=position, letter=choice, now=now)
+    if view.attempt.mode == QuizMode.timed.value:
+        quizzes.show(scope, view)
+    scope.session.commit()
+    if not is_htmx(request):
+        return RedirectResponse(f"/quizzes/{quiz_id}?after={position}", status_code=303)
+    context = {"view": view, "just_answered": position}
+    return render(request, "quizzes/_question.html", context, fragment="quizzes/_question.html")
+
+
+@router.post("/quizzes/{quiz_id}/submit")
+async def submit(quiz_id: str, scope: ReaderDep, now: NowDep) -> Response:
+    """End the quiz now and show the results."""
+    quizzes.submit(scope, quiz_id, now=now)
+    scope.session.commit()
+    return RedirectResponse(f"/quizzes/{quiz_id}", status_code=303)
