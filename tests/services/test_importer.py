@@ -247,9 +247,7 @@ def test_questions_are_imported_with_their_item_and_keep_their_ids(
     item = item_file(content_copy, "08-dropout.md")
     beside = item.with_name("08-dropout.questions.yml")
     prompts = [
-        line.strip()[3:-1]
-        for line in item.read_text().splitlines()
-        if line.startswith("  - \"")
+        line.strip()[3:-1] for line in item.read_text().splitlines() if line.startswith('  - "')
     ]
     choices = (
         "    choices:\n"
@@ -258,8 +256,7 @@ def test_questions_are_imported_with_their_item_and_keep_their_ids(
         "      - {text: also wrong, why: another one}\n"
     )
     entries = "".join(
-        f'  - prompt: "{p}"\n    model_answer: An answer.\n'
-        f"    key_points: [one, two]\n{choices}"
+        f'  - prompt: "{p}"\n    model_answer: An answer.\n    key_points: [one, two]\n{choices}'
         for p in prompts
     )
     beside.write_text(f"item: dropout\nquestions:\n{entries}")
