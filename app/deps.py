@@ -19,7 +19,7 @@ from sqlmodel import Session
 from app.domain import Identity, LearnerScope, SignInRequired
 from app.models import User
 from app.runqueue import RunQueue
-from app.services import learners
+from app.services import learners, review
 from app.services.accounts import AccountGuards
 from app.services.ratelimit import RunLimiter
 from app.services.runs import StreamSlots
@@ -155,3 +155,13 @@ async def client_address(request: Request) -> str:
 
 
 ClientDep = Annotated[str, Depends(client_address)]
+
+
+async def count_due(request: Request, identity: IdentityDep, now: NowDep) -> None:
+    """How many questions are due for review, for the navigation ("Review (3 due)"): for a
+    browser that has recorded something, kept on request.state for the templates."""
+    if not (identity.signed_in or identity.known_browser):
+        return
+    with Session(app_state(request).engine) as session:
+        scope = learners.resolve(session, identity)
+        request.state.due_for_review = review.due_count(scope, now=now) if scope else 0

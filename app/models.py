@@ -266,3 +266,24 @@ class AttemptQuestion(SQLModel, table=True):
     choice_id: int | None = None  # the answer, once locked
     answered_at: datetime | None = None
     correct: bool | None = None
+
+
+class ReviewEvent(SQLModel, table=True):
+    """One recall of one question by one learner, rated as FSRS rates it: the log is the
+    source of truth, and a card's schedule can always be computed again from it."""
+
+    id: int | None = Field(default=None, primary_key=True)
+    learner_id: int = Field(foreign_key="learner.id", index=True, ondelete="CASCADE")
+    question_id: int = Field(foreign_key="question.id", index=True, ondelete="CASCADE")
+    rating: int  # 1 Again, 2 Hard, 3 Good, 4 Easy
+    source: str = Field(max_length=16)  # quiz, open (key points ticked), review
+    reviewed_at: datetime = Field(default_factory=utcnow)
+
+
+class ReviewCard(SQLModel, table=True):
+    """A question's schedule for one learner, derived from its review events."""
+
+    learner_id: int = Field(foreign_key="learner.id", primary_key=True, ondelete="CASCADE")
+    question_id: int = Field(foreign_key="question.id", primary_key=True, ondelete="CASCADE")
+    due: datetime = Field(index=True)
+    card: str = Field(sa_column=Column(Text, nullable=False))  # the scheduler's card, as JSON

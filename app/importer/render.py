@@ -31,7 +31,7 @@ REQUIREMENT_LABELS = {
 _FORMATTER = HtmlFormatter(nowrap=True)
 # Part of every content file's hash: bump it when the HTML this module produces changes, so
 # the next import renders every item again instead of skipping unchanged files.
-RENDER_VERSION = "2"
+RENDER_VERSION = "3"
 
 
 @dataclass(frozen=True)
@@ -99,6 +99,17 @@ class _Renderer(RendererHTML):
     ) -> str:
         return self.renderToken(tokens, idx, options, env) + "</div>"
 
+    def blockquote_open(
+        self, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType
+    ) -> str:
+        """A blockquote that starts with **Correction:** is a correction of the source text
+        above it (content/README.md): marked as one, for readers and screen readers."""
+        if _is_correction(tokens, idx):
+            tokens[idx].attrSet("class", "correction")
+            tokens[idx].attrSet("role", "note")
+            tokens[idx].attrSet("aria-label", "Correction")
+        return self.renderToken(tokens, idx, options, env)
+
     def heading_open(
         self, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType
     ) -> str:
@@ -114,6 +125,15 @@ class _Renderer(RendererHTML):
         level = int(tokens[idx].tag[1])
         tokens[idx].tag = tokens[idx + 2].tag = f"h{max(level - 1, 2)}"
         return self.renderToken(tokens, idx, options, env)
+
+
+def _is_correction(tokens: Sequence[Token], idx: int) -> bool:
+    following = tokens[idx + 2] if idx + 2 < len(tokens) else None
+    return bool(
+        following is not None
+        and following.type == "inline"
+        and following.content.startswith("**Correction:**")
+    )
 
 
 _MD = make_markdown(_Renderer)

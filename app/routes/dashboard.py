@@ -5,12 +5,12 @@ from __future__ import annotations
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import HTMLResponse
 
-from app.deps import ReaderDep, identify
+from app.deps import ReaderDep, count_due, identify
 from app.services import content_cache, dashboard
 from app.services.progress import MASTERY_RULE
 from app.web.templating import render
 
-router = APIRouter(include_in_schema=False, dependencies=[Depends(identify)])
+router = APIRouter(include_in_schema=False, dependencies=[Depends(identify), Depends(count_due)])
 
 
 @router.get("/dashboard")

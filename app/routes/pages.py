@@ -8,7 +8,7 @@ from urllib.parse import urlencode
 from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import HTMLResponse
 
-from app.deps import ConnectionDep, EngineDep, IdentityDep, RunQueueDep, identify
+from app.deps import ConnectionDep, EngineDep, IdentityDep, RunQueueDep, count_due, identify
 from app.domain import InvalidFilter
 from app.services import content_cache, items, search
 from app.services.items import ItemFilter
@@ -16,7 +16,7 @@ from app.services.progress import STATUS_LABELS, Status
 from app.services.visits import open_item, standing
 from app.web.templating import render
 
-router = APIRouter(include_in_schema=False, dependencies=[Depends(identify)])
+router = APIRouter(include_in_schema=False, dependencies=[Depends(identify), Depends(count_due)])
 # The list's "progress" filter: a status, or the bookmarked items.
 PROGRESS_FILTERS = {
     **{s.value: label for s, label in STATUS_LABELS.items()},
@@ -104,5 +104,11 @@ async def item_detail(
     reader has done with it. Opening it counts as a visit for a returning browser."""
     sandbox = await queue.status()  # before any connection is held: see above
     page, view = open_item(engine, identity, slug=slug, record=request.method == "GET")
-    context = {"page": page, "item": page.item, "prompts": page.prompts, "sandbox": sandbox}
+    context = {
+        "page": page,
+        "item": page.item,
+        "prompts": page.prompts,
+        "answers": page.answers,
+        "sandbox": sandbox,
+    }
     return render(request, "items/detail.html", {**context, **view.context()})

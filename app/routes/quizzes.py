@@ -9,13 +9,13 @@ from typing import Annotated
 from fastapi import APIRouter, Depends, Form, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
-from app.deps import ConnectionDep, NowDep, ReaderDep, WriterDep, identify
+from app.deps import ConnectionDep, NowDep, ReaderDep, WriterDep, count_due, identify
 from app.domain import InvalidInput
-from app.services import content_cache, quizzes
+from app.services import content_cache, quizzes, review
 from app.services.quizzes import MAX_QUESTIONS, MIN_QUESTIONS, QuizMode, QuizRequest
 from app.web.templating import is_htmx, render
 
-router = APIRouter(include_in_schema=False, dependencies=[Depends(identify)])
+router = APIRouter(include_in_schema=False, dependencies=[Depends(identify), Depends(count_due)])
 TIME_CHOICES_MINUTES = (5, 10, 15, 20, 30, 45, 60)
 
 
@@ -91,3 +91,11 @@ async def submit(quiz_id: str, scope: ReaderDep, now: NowDep) -> Response:
     quizzes.submit(scope, quiz_id, now=now)
     scope.session.commit()
     return RedirectResponse(f"/quizzes/{quiz_id}", status_code=303)
+
+
+@router.get("/review")
+async def review_page(request: Request, scope: ReaderDep, now: NowDep) -> HTMLResponse:
+    """What is due for review today, and a way to start."""
+    due = review.due_questions(scope, now=now, limit=MAX_QUESTIONS)
+    context = {"due": quizzes.prompts_of(scope, due), "max_questions": MAX_QUESTIONS}
+    return render(request, "quizzes/review.html", context)

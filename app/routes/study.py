@@ -8,14 +8,14 @@ from typing import Annotated
 from fastapi import APIRouter, Depends, Form, Request
 from fastapi.responses import RedirectResponse, Response
 
-from app.deps import WriterDep, identify
+from app.deps import NowDep, WriterDep, count_due, identify
 from app.domain import LearnerScope
-from app.services import items, study
+from app.services import items, practice, study
 from app.services.items import ItemRow
 from app.services.study import MAX_NOTE_LENGTH
 from app.web.templating import is_htmx, render
 
-router = APIRouter(include_in_schema=False, dependencies=[Depends(identify)])
+router = APIRouter(include_in_schema=False, dependencies=[Depends(identify), Depends(count_due)])
 
 
 def _item(scope: LearnerScope, slug: str) -> ItemRow:
@@ -27,9 +27,11 @@ def _answer(request: Request, scope: LearnerScope, item: ItemRow, fragment: str)
     scope.session.commit()
     if not is_htmx(request):
         return RedirectResponse(f"/items/{item.slug}#study", status_code=303)
+    connection = scope.session.connection()
     context = {
         "item": item,
-        "prompts": items.prompts_of(scope.session.connection(), item.id),
+        "prompts": items.prompts_of(connection, item.id),
+        "answers": items.answers_of(connection, item.id),
         **study.study_view(scope, item).context(),
     }
     return render(request, fragment, context, fragment=fragment)
@@ -69,4 +71,19 @@ async def note(
     """Save the learner's private note on the item (Markdown; an empty note removes it)."""
     item = _item(scope, slug)
     study.set_note(scope, item, text=text)
+    return _answer(request, scope, item, "items/_study.html")
+
+
+@router.post("/items/{slug}/open")
+async def open_answer(
+    request: Request,
+    slug: str,
+    scope: WriterDep,
+    now: NowDep,
+    position: Annotated[int, Form(ge=1, le=100)],
+    covered: Annotated[list[int] | None, Form()] = None,
+) -> Response:
+    """Record an open answer by the key points the learner says it covered."""
+    item = _item(scope, slug)
+    practice.record_open_answer(scope, item, position=position, covered=covered or [], now=now)
     return _answer(request, scope, item, "items/_study.html")

@@ -7,14 +7,8 @@ from datetime import datetime
 
 from pydantic import BaseModel, Field
 
-from app.services.quizzes import (
-    MAX_QUESTIONS,
-    MAX_SECONDS,
-    MIN_QUESTIONS,
-    MIN_SECONDS,
-    AttemptView,
-    QuizMode,
-)
+from app.services.quiz_views import AttemptView
+from app.services.quizzes import MAX_QUESTIONS, MAX_SECONDS, MIN_QUESTIONS, MIN_SECONDS, QuizMode
 
 
 class QuizCreate(BaseModel):

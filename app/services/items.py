@@ -15,7 +15,7 @@ from sqlalchemy.orm import aliased
 from sqlmodel import col
 
 from app.domain import Difficulty, InvalidFilter, ItemNotFound
-from app.models import CodeSample, Deck, Item, QuizPrompt, Topic
+from app.models import CodeSample, Deck, Item, Question, QuizPrompt, Topic
 
 
 @dataclass(frozen=True)
@@ -86,6 +86,15 @@ class PromptText:
 
 
 @dataclass(frozen=True, slots=True)
+class ModelAnswer:
+    """What a prompt's answer should hold, for open-answer practice."""
+
+    position: int
+    answer: str
+    key_points: list[str]
+
+
+@dataclass(frozen=True, slots=True)
 class SampleText:
     """A code sample; `requires` lists what it needs beyond a CPU and torch."""
 
@@ -111,6 +120,7 @@ class ItemDetail:
     topic: Named
     prompts: list[PromptText]
     samples: list[SampleText]
+    answers: dict[int, ModelAnswer]  # by prompt position, for the prompts that have one
     previous: ItemLink | None
     next: ItemLink | None
 
@@ -157,6 +167,11 @@ _SAMPLES = (
     )
     .where(col(CodeSample.item_id) == bindparam("item_id"))
     .order_by(col(CodeSample.index))
+)
+_ANSWERS = (
+    core_select(col(Question.position), col(Question.model_answer), col(Question.key_points))
+    .where(col(Question.item_id) == bindparam("item_id"))
+    .order_by(col(Question.position))
 )
 _other = aliased(Item)
 _in_deck = col(_other.deck_slug) == bindparam("deck")
@@ -220,6 +235,14 @@ def prompts_of(connection: Connection, item_id: int) -> list[PromptText]:
     return [PromptText(*p) for p in connection.execute(_PROMPTS, {"item_id": item_id})]
 
 
+def answers_of(connection: Connection, item_id: int) -> dict[int, ModelAnswer]:
+    """The model answers of an item's prompts, by prompt position."""
+    return {
+        position: ModelAnswer(position, answer, [p for p in points.split("\n") if p])
+        for position, answer, points in connection.execute(_ANSWERS, {"item_id": item_id})
+    }
+
+
 def item_detail(connection: Connection, *, slug: str, with_samples: bool = False) -> ItemDetail:
     """The item with its deck, topic, prompts and neighbours; its samples too when asked
     (the page shows them from the HTML rendered at import)."""
@@ -246,6 +269,7 @@ def item_detail(connection: Connection, *, slug: str, with_samples: bool = False
         topic=Named(item.topic_slug, row.topic_title),
         prompts=prompts_of(connection, item.id),
         samples=samples,
+        answers=answers_of(connection, item.id),
         previous=next((n for n in links if n.number < number), None),
         next=next((n for n in links if n.number > number), None),
     )

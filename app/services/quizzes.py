@@ -12,22 +12,28 @@ from __future__ import annotations
 import random
 import secrets
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from enum import StrEnum
 
 from sqlmodel import col, select
 
 from app.domain import DomainError, InvalidInput, LearnerScope, NotFound
 from app.models import AttemptQuestion, Choice, Item, Question, QuizAttempt
+from app.services import review
+from app.services.quiz_views import EXPLAINED_AS_YOU_GO, LETTERS, AttemptView, aware, build_view
 
 MIN_QUESTIONS, MAX_QUESTIONS = 5, 30
 MIN_SECONDS, MAX_SECONDS = 60, 3 * 3600
-LETTERS = "ABCD"
 
 
 class QuizMode(StrEnum):
     timed = "timed"  # a deadline; results at the end
     practice = "practice"  # untimed; the key and explanations after each answer
+    review = "review"  # the questions due for review; feedback after each answer
+
+    @property
+    def explains_each_answer(self) -> bool:
+        return self.value in EXPLAINED_AS_YOU_GO
 
 
 class QuizNotFound(NotFound):
@@ -68,51 +74,6 @@ class QuizRequest:
         return self
 
 
-@dataclass(frozen=True)
-class ShownChoice:
-    letter: str
-    text: str
-    correct: bool | None = None  # None until the question is locked
-    why: str | None = None
-
-
-@dataclass(frozen=True)
-class ShownQuestion:
-    """A question as this attempt shows it, with its key only once locked."""
-
-    position: int
-    prompt: str
-    item_slug: str
-    item_title: str
-    choices: list[ShownChoice]
-    answer: str | None  # the letter chosen
-    correct: bool | None  # known once revealed
-    revealed: bool
-    seconds: float | None  # from first shown to answered
-
-
-@dataclass(frozen=True)
-class AttemptView:
-    attempt: QuizAttempt
-    questions: list[ShownQuestion]
-    now: datetime
-
-    @property
-    def closed(self) -> bool:
-        return self.attempt.closed_at is not None
-
-    @property
-    def current(self) -> ShownQuestion | None:
-        """The first unanswered question, or None when all are answered."""
-        return next((q for q in self.questions if q.answer is None), None)
-
-    @property
-    def seconds_left(self) -> float | None:
-        if self.attempt.deadline is None or self.closed:
-            return None
-        return max(0.0, (_aware(self.attempt.deadline) - self.now).total_seconds())
-
-
 def create(
     scope: LearnerScope, request: QuizRequest, *, now: datetime, rng: random.Random | None = None
 ) -> QuizAttempt:
@@ -124,10 +85,15 @@ def create(
         statement = statement.where(Item.deck_slug == request.deck)
     if request.topics:
         statement = statement.where(col(Item.topic_slug).in_(request.topics))
-    pool = list(scope.session.exec(statement))
-    if not pool:
-        raise InvalidInput("No questions match that deck and those topics; choose more.")
-    chosen = rng.sample(pool, min(request.count, len(pool)))
+    if request.mode is QuizMode.review:
+        chosen = review.due_questions(scope, now=now, limit=request.count)
+        if not chosen:
+            raise InvalidInput("Nothing is due for review now: come back when the next is due.")
+    else:
+        pool = [q for q in scope.session.exec(statement) if q is not None]
+        if not pool:
+            raise InvalidInput("No questions match that deck and those topics; choose more.")
+        chosen = rng.sample(pool, min(request.count, len(pool)))
     attempt = QuizAttempt(
         id=secrets.token_hex(16),
         learner_id=scope.learner_id,
@@ -146,7 +112,7 @@ def create(
             AttemptQuestion(
                 attempt_id=attempt.id,
                 position=position,
-                question_id=question_id,  # type: ignore[arg-type]
+                question_id=question_id,
                 choice_order=",".join(str(i) for i in ids),
             )
         )
@@ -155,8 +121,8 @@ def create(
 
 
 def _title(request: QuizRequest, count: int) -> str:
-    kind = "Timed quiz" if request.mode is QuizMode.timed else "Practice"
-    return f"{kind} · {count} questions"
+    kind = {QuizMode.timed: "Timed quiz", QuizMode.practice: "Practice", QuizMode.review: "Review"}
+    return f"{kind[request.mode]} · {count} {'question' if count == 1 else 'questions'}"
 
 
 def load(scope: LearnerScope, attempt_id: str, *, now: datetime) -> AttemptView:
@@ -166,8 +132,8 @@ def load(scope: LearnerScope, attempt_id: str, *, now: datetime) -> AttemptView:
     if attempt is None or attempt.learner_id != scope.learner_id:
         raise QuizNotFound(attempt_id)
     if attempt.closed_at is None and _past(attempt, now):
-        _close(scope, attempt, at=_aware(attempt.deadline))  # type: ignore[arg-type]
-    return _view(scope, attempt, now)
+        _close(scope, attempt, at=aware(attempt.deadline))  # type: ignore[arg-type]
+    return build_view(scope, attempt, now)
 
 
 def show(scope: LearnerScope, view: AttemptView) -> None:
@@ -187,7 +153,7 @@ def answer(
     """Lock in one answer (not committed)."""
     view = load(scope, attempt_id, now=now)
     if view.closed:
-        closed_at = _aware(view.attempt.closed_at)  # type: ignore[arg-type]
+        closed_at = aware(view.attempt.closed_at)  # type: ignore[arg-type]
         raise QuizClosed(
             f"This quiz closed at {closed_at:%H:%M:%S} UTC, so that answer was not counted; "
             "your answers before then were scored."
@@ -207,8 +173,10 @@ def answer(
     row.shown_at = row.shown_at or now
     row.correct = bool(choice and choice.correct)
     scope.session.add(row)
-    scope.session.flush()
-    return _view(scope, view.attempt, now)
+    seconds = (now - aware(row.shown_at)).total_seconds()
+    rating = review.rating_for_answer(correct=row.correct, seconds=seconds)
+    review.record(scope, row.question_id, rating=rating, source=review.ReviewSource.QUIZ, at=now)
+    return build_view(scope, view.attempt, now)
 
 
 def submit(scope: LearnerScope, attempt_id: str, *, now: datetime) -> AttemptView:
@@ -216,7 +184,18 @@ def submit(scope: LearnerScope, attempt_id: str, *, now: datetime) -> AttemptVie
     view = load(scope, attempt_id, now=now)
     if not view.closed:
         _close(scope, view.attempt, at=now)
-    return _view(scope, view.attempt, now)
+    return build_view(scope, view.attempt, now)
+
+
+def prompts_of(scope: LearnerScope, question_ids: list[int]) -> list[tuple[str, str]]:
+    """(prompt, item slug) of these questions, in the order given."""
+    rows = scope.session.exec(
+        select(Question.id, Question.prompt, Item.slug)
+        .join(Item, col(Item.id) == col(Question.item_id))
+        .where(col(Question.id).in_(question_ids))
+    )
+    found = {qid: (prompt, slug) for qid, prompt, slug in rows}
+    return [found[q] for q in question_ids if q in found]
 
 
 def history(scope: LearnerScope, limit: int = 20) -> list[QuizAttempt]:
@@ -231,12 +210,7 @@ def history(scope: LearnerScope, limit: int = 20) -> list[QuizAttempt]:
 
 
 def _past(attempt: QuizAttempt, now: datetime) -> bool:
-    return attempt.deadline is not None and now >= _aware(attempt.deadline)
-
-
-def _aware(moment: datetime) -> datetime:
-    """SQLite gives back naive datetimes; every time here is UTC."""
-    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+    return attempt.deadline is not None and now >= aware(attempt.deadline)
 
 
 def _close(scope: LearnerScope, attempt: QuizAttempt, *, at: datetime) -> None:
@@ -247,50 +221,3 @@ def _close(scope: LearnerScope, attempt: QuizAttempt, *, at: datetime) -> None:
     attempt.closed_at = at
     scope.session.add(attempt)
     scope.session.flush()
-
-
-def _view(scope: LearnerScope, attempt: QuizAttempt, now: datetime) -> AttemptView:
-    session = scope.session
-    rows = list(
-        session.exec(
-            select(AttemptQuestion, Question, Item)
-            .join(Question, col(Question.id) == col(AttemptQuestion.question_id))
-            .join(Item, col(Item.id) == col(Question.item_id))
-            .where(AttemptQuestion.attempt_id == attempt.id)
-            .order_by(col(AttemptQuestion.position))
-        )
-    )
-    ids = [int(i) for row, _, _ in rows for i in row.choice_order.split(",")]
-    choices = {c.id: c for c in session.exec(select(Choice).where(col(Choice.id).in_(ids)))}
-    closed = attempt.closed_at is not None
-    shown = []
-    for row, question, item in rows:
-        order = [choices[int(i)] for i in row.choice_order.split(",")]
-        answered = row.choice_id is not None
-        revealed = closed or (answered and attempt.mode == QuizMode.practice.value)
-        letters = {c.id: LETTERS[n] for n, c in enumerate(order)}
-        seconds = None
-        if row.answered_at and row.shown_at:
-            seconds = (_aware(row.answered_at) - _aware(row.shown_at)).total_seconds()
-        shown.append(
-            ShownQuestion(
-                position=row.position,
-                prompt=question.prompt,
-                item_slug=item.slug,
-                item_title=item.title,
-                choices=[
-                    ShownChoice(
-                        letters[c.id],
-                        c.text,
-                        c.correct if revealed else None,
-                        c.why if revealed else None,
-                    )
-                    for c in order
-                ],
-                answer=letters.get(row.choice_id) if row.choice_id else None,
-                correct=row.correct if revealed else None,
-                revealed=revealed,
-                seconds=seconds,
-            )
-        )
-    return AttemptView(attempt=attempt, questions=shown, now=now)

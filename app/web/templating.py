@@ -31,11 +31,21 @@ def viewer(request: Request) -> Identity | None:
     return identity
 
 
+def due_for_review(request: Request) -> int:
+    """Questions due for review, when the route counted them (app/deps.py: count_due)."""
+    due: int = getattr(request.state, "due_for_review", 0)
+    return due
+
+
 templates = Jinja2Templates(directory=PROJECT_ROOT / "templates")
 templates.env.trim_blocks = True
 templates.env.lstrip_blocks = True
 templates.env.globals.update(
-    asset=asset_url, csrf_token=csrf_token, viewer=viewer, difficulties=list(Difficulty)
+    asset=asset_url,
+    csrf_token=csrf_token,
+    viewer=viewer,
+    difficulties=list(Difficulty),
+    due_for_review=due_for_review,
 )
 
 

@@ -218,19 +218,23 @@ def test_screenshots_of_sign_up_item_progress_and_dashboard_in_both_themes(page:
     page.goto("/items/batch-normalization")
     page.goto("/items/dropout")
     bookmark_this_item(page)
-    study = page.locator("#study")
-    study.locator(".recall").nth(0).get_by_role("button", name="I knew it").click()
-    expect(study.locator(".recall").nth(0).locator(".recall-last")).to_have_text(
-        "Last time: you knew it"
+    # Open-answer practice: answer, reveal the model answer, tick the key points covered.
+    first = page.locator("#study .recall").nth(0)
+    first.locator("textarea").fill("Scale at training time, so inference needs no change.")
+    first.get_by_text("Reveal the model answer").click()
+    boxes = first.locator(".key-points input[type=checkbox]")
+    for n in range(boxes.count()):
+        boxes.nth(n).check()
+    first.get_by_role("button", name="Record how I did").click()
+    expect(page.locator("#study .recall").nth(0).locator(".recall-last")).to_have_text(
+        "Last time: you covered most of it"
     )
     expect(page.locator("#item-status .status-pill")).to_have_text("Practising")  # oob swap
-    study = page.locator("#study")
-    study.locator(".recall").nth(1).get_by_role("button", name="Not yet").click()
-    expect(study.locator(".recall").nth(1).locator(".recall-last")).to_have_text(
+    second = page.locator("#study .recall").nth(1)
+    second.get_by_text("Reveal the model answer").click()
+    second.get_by_role("button", name="Record how I did").click()
+    expect(page.locator("#study .recall").nth(1).locator(".recall-last")).to_have_text(
         "Last time: not yet"
-    )
-    expect(study.locator(".recall").nth(1).get_by_role("button", name="Not yet")).to_have_attribute(
-        "aria-pressed", "true"
     )
     page.locator("#note-text").fill("- inverted dropout: **scale at train time**\n- `p=0.5`")
     page.locator("#study").get_by_role("button", name="Save note").click()

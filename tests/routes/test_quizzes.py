@@ -29,7 +29,7 @@ class Clock:
 
 @pytest.fixture
 def clock(client: TestClient, engine: Engine) -> Clock:
-    add_bank(engine)
+    add_bank(engine, deck="torch-compile")  # a deck whose content has no questions
     fake = Clock()
     client.app.state.backprop.clock = fake  # type: ignore[attr-defined]
     client.headers["X-CSRF-Token"] = csrf_token(client)
@@ -37,7 +37,7 @@ def clock(client: TestClient, engine: Engine) -> Clock:
 
 
 def start(client: TestClient, **body: Any) -> dict[str, Any]:
-    payload = {"deck": "pytorch-essentials", "count": 5, "seconds": 300, "mode": "timed", **body}
+    payload = {"deck": "torch-compile", "count": 5, "seconds": 300, "mode": "timed", **body}
     response = client.post("/api/quizzes", json=payload)
     assert response.status_code == 201, response.text
     return response.json()  # type: ignore[no-any-return]
@@ -184,7 +184,7 @@ def test_the_pages_take_a_quiz_without_scripts(client: TestClient, clock: Clock)
         mode="timed",
         count="5",
         minutes="10",
-        deck="pytorch-essentials",
+        deck="torch-compile",
     )
     assert started.status_code == 303
     url = started.headers["location"]

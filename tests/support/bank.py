@@ -12,7 +12,7 @@ SECRET = "WHY-SECRET"  # in every explanation
 KEY_TEXT = "the right one"
 
 
-def add_bank(engine: Engine, *, deck: str = "pytorch-essentials", per_item: int = 1) -> int:
+def add_bank(engine: Engine, *, deck: str = "torch-compile", per_item: int = 1) -> int:
     """One marked question per item of `deck` (after any already there); how many."""
     added = 0
     with Session(engine) as session:
@@ -48,3 +48,35 @@ def add_bank(engine: Engine, *, deck: str = "pytorch-essentials", per_item: int 
                 added += 1
         session.commit()
     return added
+
+
+def add_model_answers(engine: Engine, slug: str) -> None:
+    """A question for each prompt of one item (when the content has none yet)."""
+    with Session(engine) as session:
+        item = session.exec(select(Item).where(Item.slug == slug)).one()
+        if session.exec(select(Question).where(Question.item_id == item.id)).first():
+            return
+        from app.models import QuizPrompt
+
+        prompts = session.exec(select(QuizPrompt).where(QuizPrompt.item_id == item.id)).all()
+        for prompt in prompts:
+            question = Question(
+                item_id=item.id,  # type: ignore[arg-type]
+                position=prompt.position,
+                prompt=prompt.text,
+                model_answer=f"The model answer to {prompt.position}.",
+                key_points="point one\npoint two\npoint three\npoint four",
+            )
+            session.add(question)
+            session.flush()
+            for k in (1, 2, 3):
+                session.add(
+                    Choice(
+                        question_id=question.id,  # type: ignore[arg-type]
+                        position=k,
+                        text=f"option {k}",
+                        correct=k == 1,
+                        why=f"{SECRET} {k}",
+                    )
+                )
+        session.commit()

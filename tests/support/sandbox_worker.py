@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from sandbox import host
+from sandbox import cgroups, host
 from sandbox.protocol import PROTOCOL_VERSION, event_from_json
 from sandbox.worker import FIRST_UID
 
@@ -41,8 +41,12 @@ def skip_unless_isolated() -> None:
 
 
 class WorkerHandle:
-    def __init__(self, socket_path: Path) -> None:
+    def __init__(
+        self, socket_path: Path, state_dir: Path | None = None, pid: int | None = None
+    ) -> None:
         self.socket_path = socket_path
+        self.state_dir = state_dir
+        self.pid = pid  # the worker process, when started here
         self.states_seen: list[str] = []  # what its status said while it started, in order
 
     def send(self, message: dict[str, Any]) -> list[dict[str, Any]]:
@@ -97,38 +101,55 @@ class WorkerHandle:
             time.sleep(0.2)
 
 
-@contextmanager
-def running_worker(base: Path, *args: str) -> Iterator[WorkerHandle]:
+def run_cgroups(state_dir: Path) -> list[Path]:
+    """The folders of every run cgroup the worker with this state folder has now."""
+    tree = cgroups.tree(cgroups.state_key(state_dir))
+    return [folder for cgroup in tree.leftovers() for folder in cgroup.folders()]
+
+
+def host_paths() -> list[str]:
+    """Paths of this checkout and of this Python on the host, which no run may see."""
+    root = Path(__file__).resolve().parent.parent.parent
+    found = {str(root), sys.prefix, sys.base_prefix, os.path.realpath(sys.executable)}
+    return sorted(p for p in found if p not in ("/", "/usr", "/usr/local"))
+
+
+def start_worker(base: Path, *args: str) -> tuple[subprocess.Popen[bytes], WorkerHandle]:
     """`python -m sandbox` with a canary secret in its environment, as the app would run it
-    carelessly; nothing of it may reach a run."""
-    skip_unless_isolated()
+    carelessly (nothing of it may reach a run); not waited for."""
     base.mkdir(parents=True, exist_ok=True)
     sock = base / "worker.sock"
     env = {**os.environ, "SECRET_KEY": CANARY, "DATABASE_URL": f"sqlite:///{CANARY}"}
-    log = open(base / "worker.log", "wb")  # noqa: SIM115
-    process = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "sandbox",
-            "--socket",
-            str(sock),
-            "--state-dir",
-            str(base / "state"),
-            *args,
-        ],
-        env=env,
-        stdout=log,
-        stderr=subprocess.STDOUT,
-    )
-    handle = WorkerHandle(sock)
+    with open(base / "worker.log", "ab") as log:
+        process = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "sandbox",
+                "--socket",
+                str(sock),
+                "--state-dir",
+                str(base / "state"),
+                *args,
+            ],
+            env=env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
+    return process, WorkerHandle(sock, base / "state", process.pid)
+
+
+@contextmanager
+def running_worker(base: Path, *args: str) -> Iterator[WorkerHandle]:
+    """A started worker, ready to run code; stopped (SIGTERM) at the end."""
+    skip_unless_isolated()
+    process, handle = start_worker(base, *args)
     try:
         handle.wait_until_ready(process, base / "worker.log")
         yield handle
     finally:
         process.terminate()
         process.wait(timeout=20)
-        log.close()
 
 
 def sandbox_processes() -> list[str]:
