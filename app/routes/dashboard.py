@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
-from fastapi import APIRouter, Depends, Request
+from datetime import date
+from typing import Annotated
+
+from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import HTMLResponse
 
-from app.deps import ReaderDep, count_due, identify
-from app.services import content_cache, dashboard
+from app.deps import NowDep, ReaderDep, count_due, identify
+from app.domain import InvalidInput
+from app.services import content_cache, dashboard, quizzes, readiness, review
 from app.services.progress import MASTERY_RULE
 from app.web.templating import render
 
@@ -14,11 +18,30 @@ router = APIRouter(include_in_schema=False, dependencies=[Depends(identify), Dep
 
 
 @router.get("/dashboard")
-async def dashboard_page(request: Request, scope: ReaderDep) -> HTMLResponse:
-    """Progress per deck and topic, activity, streak, where to go on, recent runs."""
+async def dashboard_page(
+    request: Request,
+    scope: ReaderDep,
+    now: NowDep,
+    interview: Annotated[
+        date | None, Query(description="An interview date, for readiness.")
+    ] = None,
+) -> HTMLResponse:
+    """Progress per deck and topic, activity, streak, where to go on, recent runs and
+    quizzes, what is due for review, and readiness for an interview date."""
     catalogue = content_cache.snapshot(scope.session.connection()).catalogue
     board = dashboard.dashboard(scope, catalogue)
-    context = {"board": board, "catalogue": catalogue, "mastery_rule": MASTERY_RULE}
+    if interview is not None and interview < now.date():
+        raise InvalidInput("The interview date is in the past: choose today or a later day.")
+    context = {
+        "board": board,
+        "catalogue": catalogue,
+        "mastery_rule": MASTERY_RULE,
+        "quizzes": quizzes.history(scope, limit=5),
+        "due": review.due_count(scope, now=now),
+        "interview": interview,
+        "today": now.date(),
+        "forecast": readiness.forecast(scope, catalogue, on=interview) if interview else None,
+    }
     return render(request, "progress/dashboard.html", context)
 
 

@@ -29,9 +29,9 @@ STATUS_LABELS = {
     Status.mastered: "Mastered",
 }
 MASTERY_RULE = (
-    "An item is mastered when you said you knew the answer to each of its prompts on two "
-    "different days (the latest answer counting), and, when it has code, ran it to an ok "
-    "verdict."
+    "An item is mastered when you recalled each of its prompts well on two different days "
+    "(in a quiz, or by ticking most key points of an open answer; the latest answer "
+    "counting), and, when it has code, ran it to an ok verdict."
 )
 
 

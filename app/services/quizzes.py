@@ -19,7 +19,7 @@ from sqlmodel import col, select
 
 from app.domain import DomainError, InvalidInput, LearnerScope, NotFound
 from app.models import AttemptQuestion, Choice, Item, Question, QuizAttempt
-from app.services import review
+from app.services import review, study
 from app.services.quiz_views import EXPLAINED_AS_YOU_GO, LETTERS, AttemptView, aware, build_view
 
 MIN_QUESTIONS, MAX_QUESTIONS = 5, 30
@@ -176,6 +176,11 @@ def answer(
     seconds = (now - aware(row.shown_at)).total_seconds()
     rating = review.rating_for_answer(correct=row.correct, seconds=seconds)
     review.record(scope, row.question_id, rating=rating, source=review.ReviewSource.QUIZ, at=now)
+    # A quiz answer is a recall of the item's prompt too: it counts towards mastery.
+    question = scope.session.get(Question, row.question_id)
+    item = scope.session.get(Item, question.item_id) if question else None
+    if question is not None and item is not None:
+        study.record_check(scope, item, prompt=question.position, knew=row.correct, now=now)
     return build_view(scope, view.attempt, now)
 
 

@@ -6,7 +6,7 @@ from datetime import date
 
 from fastapi.testclient import TestClient
 
-from tests.support.forms import form, sign_up
+from tests.support.forms import csrf_token, form, sign_up
 
 MONDAY = date(2026, 11, 16)
 
@@ -58,3 +58,19 @@ def test_the_notes_page_shows_every_note_in_full_escaped(client: TestClient) -> 
     assert "<strong>Keep</strong>" in page.text and "&lt;b&gt;p&lt;/b&gt;" in page.text
     assert page.text.index("later") < page.text.index("Keep")  # the latest change first
     assert 'href="/notes"' in client.get("/dashboard").text
+
+
+def test_readiness_forecasts_recall_per_topic_for_an_interview_date(client: TestClient) -> None:
+    from datetime import timedelta
+
+    from app.models import utcnow
+
+    token = csrf_token(client, "/items/dropout")
+    covered = {"position": "1", "covered": ["1", "2"], "csrf_token": token}
+    assert client.post("/items/dropout/open", data=covered).status_code in (200, 303)
+    day = (utcnow() + timedelta(days=10)).date().isoformat()
+    page = client.get(f"/dashboard?interview={day}")
+    assert page.status_code == 200 and "Expected recall on" in page.text
+    assert "Review these first" in page.text and 'role="img"' in page.text
+    past = client.get("/dashboard?interview=2000-01-01")
+    assert past.status_code == 422 and "in the past" in past.text
