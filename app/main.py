@@ -19,7 +19,18 @@ from app.db import make_engine
 from app.deps import AppState
 from app.importer import import_content
 from app.models import utcnow
-from app.routes import accounts, api, dashboard, me, pages, quizzes, quizzes_api, runs, study
+from app.routes import (
+    accounts,
+    api,
+    dashboard,
+    me,
+    mock,
+    pages,
+    quizzes,
+    quizzes_api,
+    runs,
+    study,
+)
 from app.runqueue import RunQueue
 from app.runqueue.fake import FakeRunQueue
 from app.runqueue.local import LocalRunQueue
@@ -125,7 +136,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     # Routes are tried in order, each included router scanning all of its own: the pages go
     # first (no path of theirs overlaps another's), so the item page is found without first
     # testing every API route.
-    for module in (pages, api, runs, me, quizzes_api, study, dashboard, quizzes, accounts):
+    routers = (pages, api, runs, me, quizzes_api, study, dashboard, quizzes, mock, accounts)
+    for module in routers:
         app.include_router(module.router)
 
     @app.get(DOCS_PATH, include_in_schema=False)

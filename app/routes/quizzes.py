@@ -6,12 +6,13 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Depends, Form, Request
+from fastapi import APIRouter, Depends, Form, Query, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from app.deps import ConnectionDep, NowDep, ReaderDep, WriterDep, count_due, identify
 from app.domain import InvalidInput
 from app.services import content_cache, quizzes, review
+from app.services.mock import SECONDS_PER_PROMPT
 from app.services.quizzes import MAX_QUESTIONS, MIN_QUESTIONS, QuizMode, QuizRequest
 from app.web.templating import is_htmx, render
 
@@ -36,7 +37,7 @@ async def quiz_home(request: Request, scope: ReaderDep, connection: ConnectionDe
 async def start_quiz(
     scope: WriterDep,
     now: NowDep,
-    count: Annotated[int, Form(ge=MIN_QUESTIONS, le=MAX_QUESTIONS)] = 10,
+    count: Annotated[int, Form(ge=1, le=MAX_QUESTIONS)] = 10,
     minutes: Annotated[int, Form(ge=1, le=180)] = 10,
     mode: Annotated[QuizMode, Form()] = QuizMode.timed,
     deck: Annotated[str, Form(max_length=64)] = "",
@@ -51,16 +52,23 @@ async def start_quiz(
 
 
 @router.get("/quizzes/{quiz_id}")
-async def quiz_page(request: Request, quiz_id: str, scope: ReaderDep, now: NowDep) -> Response:
-    """The current question, or the results once the quiz is closed."""
+async def quiz_page(
+    request: Request,
+    quiz_id: str,
+    scope: ReaderDep,
+    now: NowDep,
+    after: Annotated[int | None, Query(ge=1, le=MAX_QUESTIONS)] = None,
+) -> Response:
+    """The current question (in practice and review, `after` shows the one just answered,
+    explained), or the results once the quiz is closed."""
     view = quizzes.load(scope, quiz_id, now=now)
+    if view.closed:
+        scope.session.commit()  # closed at its deadline just now, perhaps
+        return render(request, "quizzes/results.html", {"view": view})
     quizzes.show(scope, view)
     scope.session.commit()
-    if view.closed:
-        return render(request, "quizzes/results.html", {"view": view})
-    return render(
-        request, "quizzes/attempt.html", {"view": view}, fragment="quizzes/_question.html"
-    )
+    context = {"view": view, "just_answered": after, "mock_seconds": SECONDS_PER_PROMPT}
+    return render(request, "quizzes/attempt.html", context, fragment="quizzes/_question.html")
 
 
 @router.post("/quizzes/{quiz_id}/answers")

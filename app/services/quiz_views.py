@@ -36,6 +36,9 @@ class ShownQuestion:
     correct: bool | None  # known once revealed
     revealed: bool
     seconds: float | None  # from first shown to answered
+    done: bool = False  # answered (or, in a mock interview, moved past)
+    model_answer: str | None = None  # a mock interview's, once every prompt is done
+    key_points: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -50,8 +53,8 @@ class AttemptView:
 
     @property
     def current(self) -> ShownQuestion | None:
-        """The first unanswered question, or None when all are answered."""
-        return next((q for q in self.questions if q.answer is None), None)
+        """The first question not yet done, or None when all are."""
+        return next((q for q in self.questions if not q.done), None)
 
     @property
     def seconds_left(self) -> float | None:
@@ -79,6 +82,8 @@ def build_view(scope: LearnerScope, attempt: QuizAttempt, now: datetime) -> Atte
     ids = [int(i) for row, _, _ in rows for i in row.choice_order.split(",")]
     choices = {c.id: c for c in session.exec(select(Choice).where(col(Choice.id).in_(ids)))}
     closed = attempt.closed_at is not None
+    # A mock interview shows model answers and key points once every prompt is done.
+    grading = attempt.mode == "mock" and all(row.answered_at for row, _, _ in rows)
     shown = []
     for row, question, item in rows:
         order = [choices[int(i)] for i in row.choice_order.split(",")]
@@ -107,6 +112,9 @@ def build_view(scope: LearnerScope, attempt: QuizAttempt, now: datetime) -> Atte
                 correct=row.correct if revealed else None,
                 revealed=revealed,
                 seconds=seconds,
+                done=row.answered_at is not None,
+                model_answer=question.model_answer if grading else None,
+                key_points=tuple(question.key_point_list) if grading else (),
             )
         )
     return AttemptView(attempt=attempt, questions=shown, now=now)

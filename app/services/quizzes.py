@@ -23,6 +23,7 @@ from app.services import review, study
 from app.services.quiz_views import EXPLAINED_AS_YOU_GO, LETTERS, AttemptView, aware, build_view
 
 MIN_QUESTIONS, MAX_QUESTIONS = 5, 30
+MIN_MOCK_PROMPTS, MAX_MOCK_PROMPTS = 3, 10
 MIN_SECONDS, MAX_SECONDS = 60, 3 * 3600
 
 
@@ -30,6 +31,7 @@ class QuizMode(StrEnum):
     timed = "timed"  # a deadline; results at the end
     practice = "practice"  # untimed; the key and explanations after each answer
     review = "review"  # the questions due for review; feedback after each answer
+    mock = "mock"  # open-answer prompts against a timer, graded by key points at the end
 
     @property
     def explains_each_answer(self) -> bool:
@@ -62,6 +64,12 @@ class QuizRequest:
     topics: tuple[str, ...] = ()
 
     def checked(self) -> QuizRequest:
+        if self.mode is QuizMode.mock:
+            if not MIN_MOCK_PROMPTS <= self.count <= MAX_MOCK_PROMPTS:
+                raise InvalidInput(
+                    f"A mock interview has {MIN_MOCK_PROMPTS} to {MAX_MOCK_PROMPTS} prompts."
+                )
+            return self
         if not MIN_QUESTIONS <= self.count <= MAX_QUESTIONS:
             raise InvalidInput(
                 f"A quiz has {MIN_QUESTIONS} to {MAX_QUESTIONS} questions, not {self.count}."
@@ -121,8 +129,14 @@ def create(
 
 
 def _title(request: QuizRequest, count: int) -> str:
-    kind = {QuizMode.timed: "Timed quiz", QuizMode.practice: "Practice", QuizMode.review: "Review"}
-    return f"{kind[request.mode]} · {count} {'question' if count == 1 else 'questions'}"
+    kind = {
+        QuizMode.timed: "Timed quiz",
+        QuizMode.practice: "Practice",
+        QuizMode.review: "Review",
+        QuizMode.mock: "Mock interview",
+    }
+    noun = "prompt" if request.mode is QuizMode.mock else "question"
+    return f"{kind[request.mode]} · {count} {noun}{'' if count == 1 else 's'}"
 
 
 def load(scope: LearnerScope, attempt_id: str, *, now: datetime) -> AttemptView:

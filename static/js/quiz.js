@@ -40,6 +40,30 @@
     tick();
   }
 
+  // A mock interview's prompt: its own timer, which may run over (shown, never enforced).
+  var promptTimer = document.getElementById("prompt-timer");
+  if (promptTimer) {
+    var promptText = document.getElementById("prompt-timer-text");
+    var promptSay = document.getElementById("prompt-timer-announce");
+    var promptEnd = performance.now() + parseFloat(promptTimer.dataset.seconds) * 1000;
+    var promptWarned = false;
+    var promptTick = function () {
+      var left = (promptEnd - performance.now()) / 1000;
+      if (left >= 0) {
+        promptText.textContent = format(left);
+      } else {
+        promptText.textContent = "+" + format(-left) + " over";
+        promptTimer.classList.add("is-warning");
+        if (!promptWarned) {
+          promptWarned = true;
+          promptSay.textContent = "Time for this prompt is up; wrap up your answer.";
+        }
+      }
+      window.setTimeout(promptTick, 250);
+    };
+    promptTick();
+  }
+
   document.addEventListener("keydown", function (event) {
     var target = event.target;
     if (event.ctrlKey || event.metaKey || event.altKey) return;
@@ -60,7 +84,7 @@
         form.requestSubmit();
       }
     } else if (event.key === "n") {
-      var next = document.getElementById("quiz-next");
+      var next = document.getElementById("quiz-next") || document.getElementById("mock-next");
       if (next) {
         event.preventDefault();
         next.click();

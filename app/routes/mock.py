@@ -1,0 +1,44 @@
+"""Mock interviews in the browser: one open-answer prompt after another against a timer,
+then grading every answer against its key points."""
+
+from __future__ import annotations
+
+import re
+from typing import Annotated
+
+from fastapi import APIRouter, Depends, Form, Request
+from fastapi.responses import RedirectResponse, Response
+
+from app.deps import NowDep, ReaderDep, count_due, identify
+from app.services import mock
+from app.services.quizzes import MAX_MOCK_PROMPTS
+
+router = APIRouter(include_in_schema=False, dependencies=[Depends(identify), Depends(count_due)])
+COVERED_FIELD = re.compile(r"^covered-(\d{1,2})$")
+
+
+@router.post("/quizzes/{quiz_id}/mock/next")
+async def next_prompt(
+    quiz_id: str,
+    scope: ReaderDep,
+    now: NowDep,
+    position: Annotated[int, Form(ge=1, le=MAX_MOCK_PROMPTS)],
+) -> Response:
+    """The current prompt is answered: on to the next (or to grading)."""
+    mock.move_on(scope, quiz_id, position=position, now=now)
+    scope.session.commit()
+    return RedirectResponse(f"/quizzes/{quiz_id}", status_code=303)
+
+
+@router.post("/quizzes/{quiz_id}/mock/grade")
+async def grade(request: Request, quiz_id: str, scope: ReaderDep, now: NowDep) -> Response:
+    """Grade every answer by the key points ticked (fields covered-N, one per prompt)."""
+    form = await request.form()
+    covered: dict[int, list[int]] = {}
+    for name, value in form.multi_items():
+        found = COVERED_FIELD.match(name)
+        if found and isinstance(value, str) and value.isdigit():
+            covered.setdefault(int(found.group(1)), []).append(int(value))
+    mock.grade(scope, quiz_id, covered=covered, now=now)
+    scope.session.commit()
+    return RedirectResponse(f"/quizzes/{quiz_id}", status_code=303)

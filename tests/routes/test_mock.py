@@ -1,0 +1,53 @@
+"""Mock interviews (app/routes/mock.py): prompts one after another, model answers only
+once every prompt is done, grading by key points into reviews and recall checks."""
+
+from __future__ import annotations
+
+import re
+
+from fastapi.testclient import TestClient
+from sqlalchemy.engine import Engine
+from sqlmodel import Session, func, select
+
+from app.models import RecallCheck, ReviewEvent
+from tests.support.forms import csrf_token, form
+
+
+def test_a_mock_interview_from_first_prompt_to_grades(client: TestClient, engine: Engine) -> None:
+    started = form(
+        client, "/quizzes", token_from="/quizzes", mode="mock", count="3", deck="deep-learning"
+    )
+    assert started.status_code == 303
+    url = started.headers["location"]
+    for n in (1, 2, 3):
+        page = client.get(url).text
+        assert f"Prompt {n} of 3" in page and 'id="prompt-timer"' in page
+        assert "model-answer" not in page  # no model answer while answering
+        moved = form(client, f"{url}/mock/next", token_from=url, position=str(n))
+        assert moved.status_code == 303
+    grading = client.get(url).text
+    assert "Grade your answers" in grading and grading.count('class="model-answer"') == 3
+    token = csrf_token(client, url)
+    fields = re.findall(r'name="(covered-\d+)" value="(\d+)"', grading)
+    first = [value for name, value in fields if name == "covered-1"]
+    data = {"csrf_token": token, "covered-1": first}  # every point of prompt 1, no other
+    graded = client.post(f"{url}/mock/grade", data=data, follow_redirects=False)
+    assert graded.status_code == 303
+    results = client.get(url).text
+    assert "1 / 3" in results and "Passed: you covered" in results
+    with Session(engine) as session:
+        assert session.exec(select(func.count()).select_from(ReviewEvent)).one() == 3
+        assert session.exec(select(func.count()).select_from(RecallCheck)).one() == 3
+
+
+def test_a_mock_interview_cannot_skip_ahead_or_be_graded_early(client: TestClient) -> None:
+    started = form(
+        client, "/quizzes", token_from="/quizzes", mode="mock", count="3", deck="deep-learning"
+    )
+    url = started.headers["location"]
+    ahead = form(client, f"{url}/mock/next", token_from=url, position="2")
+    assert ahead.status_code == 409
+    early = form(client, f"{url}/mock/grade", token_from=url)
+    assert early.status_code == 400 and "every prompt" in early.text
+    too_many = form(client, "/quizzes", token_from="/quizzes", mode="mock", count="11")
+    assert too_many.status_code == 422
