@@ -6,10 +6,15 @@ import argparse
 import logging
 import sys
 
+from sqlalchemy.engine import Engine
+from sqlmodel import Session
+
 from app import migrate
 from app.db import make_engine
+from app.domain import DomainError
 from app.importer import ContentError, import_content
 from app.serve import serve
+from app.services import accounts
 from app.settings import Settings
 
 
@@ -21,6 +26,9 @@ def main(argv: list[str] | None = None) -> int:
     serving.add_argument("--workers", type=int, default=1, help="worker processes")
     sub.add_parser("import-content", help="import changed content files into the database")
     sub.add_parser("migrate", help="bring the database schema up to date")
+    admin = sub.add_parser("admin", help="grant or take back the authoring pages")
+    admin.add_argument("action", choices=["grant", "revoke"])
+    admin.add_argument("username")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     settings = Settings()
@@ -38,6 +46,20 @@ def main(argv: list[str] | None = None) -> int:
             print(f"import stopped, nothing written: {exc}", file=sys.stderr)
             return 1
         print(report.summary())
+    if args.command == "admin":
+        return _set_admin(engine, args.username, admin=args.action == "grant")
+    return 0
+
+
+def _set_admin(engine: Engine, username: str, *, admin: bool) -> int:
+    with Session(engine) as session:
+        try:
+            user = accounts.set_admin(session, username=username, admin=admin)
+        except DomainError as exc:
+            print(exc.message, file=sys.stderr)
+            return 1
+        session.commit()
+        print(f"{user.username} {'is now' if admin else 'is no longer'} an admin.")
     return 0
 
 

@@ -16,7 +16,7 @@ from sqlalchemy import Connection
 from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
-from app.domain import Identity, LearnerScope, SignInRequired
+from app.domain import Identity, LearnerScope, NotAllowed, SignInRequired
 from app.models import User
 from app.runqueue import RunQueue
 from app.services import learners, review
@@ -128,6 +128,18 @@ async def _current_user(request: Request, identity: IdentityDep) -> User:
 
 
 CurrentUser = Annotated[User, Depends(_current_user)]
+
+
+async def _admin(user: CurrentUser) -> User:
+    if not user.is_admin:
+        raise NotAllowed(
+            "Only an admin may see this page (an operator grants it with "
+            "`backprop admin grant USERNAME`)."
+        )
+    return user
+
+
+AdminUser = Annotated[User, Depends(_admin)]
 
 
 async def _learner(session: SessionDep, identity: IdentityDep) -> LearnerScope | None:

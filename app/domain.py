@@ -166,6 +166,12 @@ class InvalidToken(Unauthenticated):
         super().__init__(message, bearer_error="invalid_token")
 
 
+class NotAllowed(DomainError):
+    """Signed in, but this account may not do that."""
+
+    status = 403
+
+
 class CsrfRefused(DomainError):
     status = 403
 

@@ -21,6 +21,7 @@ from app.importer import import_content
 from app.models import utcnow
 from app.routes import (
     accounts,
+    admin,
     api,
     dashboard,
     me,
@@ -136,7 +137,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     # Routes are tried in order, each included router scanning all of its own: the pages go
     # first (no path of theirs overlaps another's), so the item page is found without first
     # testing every API route.
-    routers = (pages, api, runs, me, quizzes_api, study, dashboard, quizzes, mock, accounts)
+    routers = (pages, api, runs, me, quizzes_api, study, dashboard, quizzes, mock, admin, accounts)
     for module in routers:
         app.include_router(module.router)
 

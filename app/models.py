@@ -138,6 +138,7 @@ class User(SQLModel, table=True):
     password_hash: str = Field(max_length=200)  # argon2id, with its parameters and salt
     created_at: datetime = Field(default_factory=utcnow)
     password_changed_at: datetime = Field(default_factory=utcnow)
+    is_admin: bool = False  # sees the authoring pages; granted by `backprop admin grant`
 
 
 class Learner(SQLModel, table=True):

@@ -244,3 +244,13 @@ def user_of_token(session: Session, token: str, *, now: datetime | None = None) 
     if row[1].expires_at <= (now or utcnow()):
         raise InvalidToken("The access token has expired; get a new one from POST /api/token.")
     return row[0]
+
+
+def set_admin(session: Session, *, username: str, admin: bool) -> User:
+    """Grant or take back the authoring pages (an operator's command; not committed)."""
+    user = session.exec(select(User).where(User.username == normalise_username(username))).first()
+    if user is None:
+        raise AccountError(f"There is no account called '{normalise_username(username)}'.")
+    user.is_admin = admin
+    session.add(user)
+    return user
