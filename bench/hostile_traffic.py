@@ -22,13 +22,14 @@ import platform
 import re
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 import urllib.parse
 import urllib.request
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+
+from served import served
 
 ROOT = Path(__file__).resolve().parent.parent
 PASSWORD = "a long and honest passphrase"
@@ -184,34 +185,11 @@ def main() -> None:
     parser.add_argument("--port", type=int, default=8767)
     parser.add_argument("--flood", type=int, default=120)
     args = parser.parse_args()
-    base = f"http://127.0.0.1:{args.port}"
-    with tempfile.TemporaryDirectory() as tmp:
-        env = {**os.environ, "DATA_DIR": tmp, "PORT": str(args.port), "SECRET_KEY": "bench"}
-        server = subprocess.Popen(
-            [sys.executable, "-m", "app.cli", "serve"],
-            cwd=ROOT,
-            env=env,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
-        try:
-            deadline = time.monotonic() + 180
-            while True:
-                try:
-                    with urllib.request.urlopen(f"{base}/api/health", timeout=2) as r:
-                        if json.load(r)["sandbox"]["state"] != "starting":
-                            break
-                except (OSError, KeyError, ValueError):
-                    pass
-                if time.monotonic() > deadline:
-                    sys.exit("the app did not become ready")
-                time.sleep(0.5)
-            passwords = password_flood(base, args.flood)
-            bodies = body_flood(base, args.port)
-            output = output_flood(base)
-        finally:
-            server.terminate()
-            server.wait(timeout=20)
+    not_starting = lambda health: health["sandbox"]["state"] != "starting"  # noqa: E731
+    with served(args.port, {"SECRET_KEY": "bench"}, not_starting) as base:
+        passwords = password_flood(base, args.flood)
+        bodies = body_flood(base, args.port)
+        output = output_flood(base)
     print(f"\nBackprop under hostile traffic — {platform.machine()}, {os.cpu_count()} CPUs\n")
     print("| measure | figure |")
     print("|---|---|")

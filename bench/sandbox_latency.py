@@ -16,12 +16,13 @@ import platform
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 import urllib.error
 import urllib.request
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+
+from served import served
 
 ROOT = Path(__file__).resolve().parent.parent
 SNIPPET = "import torch\nprint(torch.ones(3).sum().item())\n"
@@ -76,56 +77,28 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=50)
     parser.add_argument("--port", type=int, default=8766)
     args = parser.parse_args()
-    base = f"http://127.0.0.1:{args.port}"
-    with tempfile.TemporaryDirectory() as tmp:
-        env = {
-            **os.environ,
-            "DATABASE_URL": f"sqlite:///{tmp}/bench.db",
-            "PORT": str(args.port),
-            "SANDBOX_SOCKET": f"{tmp}/sandbox.sock",
-            "SECRET_KEY": "bench",
-            "DATA_DIR": tmp,
-            "RUNS_PER_MINUTE": "100000",
-            "CONCURRENT_RUNS": "1000",
-            "RUNS_PER_MINUTE_PER_CLIENT": "100000",
-            "CONCURRENT_RUNS_PER_CLIENT": "1000",
-        }
-        server = subprocess.Popen(
-            [sys.executable, "-m", "app.cli", "serve"],
-            cwd=ROOT,
-            env=env,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
-        try:
-            deadline = time.monotonic() + 180
-            while True:
-                try:
-                    with urllib.request.urlopen(f"{base}/api/health", timeout=2) as r:
-                        if json.load(r)["sandbox"]["available"]:
-                            break
-                except (OSError, urllib.error.URLError, KeyError):
-                    pass
-                if time.monotonic() > deadline:
-                    sys.exit("the app or its sandbox did not become ready")
-                time.sleep(0.5)
-            for _ in range(3):
-                run_once(base)  # warm-up
-            latencies, colds = [], []
-            for i in range(args.runs):
-                latencies.append(run_once(base))
-                if i % 10 == 0:  # interleaved, so both see the same machine noise
-                    colds.append(cold_import_ms())
-            throughput = {}
-            for clients in (2, 8):
-                total = clients * 8
-                started = time.perf_counter()
-                with ThreadPoolExecutor(clients) as pool:
-                    list(pool.map(lambda _: run_once(base), range(total)))
-                throughput[clients] = total / (time.perf_counter() - started)
-        finally:
-            server.terminate()
-            server.wait(timeout=20)
+    settings = {
+        "SECRET_KEY": "bench",
+        "RUNS_PER_MINUTE": "100000",
+        "CONCURRENT_RUNS": "1000",
+        "RUNS_PER_MINUTE_PER_CLIENT": "100000",
+        "CONCURRENT_RUNS_PER_CLIENT": "1000",
+    }
+    with served(args.port, settings, lambda health: health["sandbox"]["available"]) as base:
+        for _ in range(3):
+            run_once(base)  # warm-up
+        latencies, colds = [], []
+        for i in range(args.runs):
+            latencies.append(run_once(base))
+            if i % 10 == 0:  # interleaved, so both see the same machine noise
+                colds.append(cold_import_ms())
+        throughput = {}
+        for clients in (2, 8):
+            total = clients * 8
+            started = time.perf_counter()
+            with ThreadPoolExecutor(clients) as pool:
+                list(pool.map(lambda _: run_once(base), range(total)))
+            throughput[clients] = total / (time.perf_counter() - started)
 
     import torch
 

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 import uvicorn
+from fastapi import FastAPI
 from playwright.sync_api import Browser, ConsoleMessage, Page, sync_playwright
 
 from app.main import create_app
@@ -40,15 +41,15 @@ def _free_port() -> int:
 
 
 @pytest.fixture(scope="session")
-def live_server(
+def live_app(
     tmp_path_factory: pytest.TempPathFactory, imported_db_template: Path, worker: WorkerHandle
-) -> Iterator[str]:
-    """The app served by uvicorn in a background thread, over its own database copy, with
-    the session's sandbox worker behind it."""
+) -> FastAPI:
+    """The app the live server serves, over its own database copy, with the session's
+    sandbox worker behind it (a test may swap `live_app.state.backprop.clock`, and must put
+    it back)."""
     db = tmp_path_factory.mktemp("live") / "backprop.db"
     shutil.copy(imported_db_template, db)
-    port = _free_port()
-    app = create_app(
+    return create_app(
         Settings(
             database_url=f"sqlite:///{db}",
             data_dir=db.parent / "data",
@@ -57,7 +58,15 @@ def live_server(
             runs_per_minute=100,
         )
     )
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
+
+
+@pytest.fixture(scope="session")
+def live_server(live_app: FastAPI) -> Iterator[str]:
+    """The app served by uvicorn in a background thread."""
+    port = _free_port()
+    server = uvicorn.Server(
+        uvicorn.Config(live_app, host="127.0.0.1", port=port, log_level="warning")
+    )
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     deadline = time.monotonic() + 20
