@@ -63,7 +63,14 @@ def test_domain_imports_nothing_of_the_app() -> None:
     assert [n for n in imports_of(PROJECT_ROOT / "app/domain.py") if n.startswith("app")] == []
 
 
-@pytest.mark.parametrize("base", ["app/models.py", "app/db.py", "app/settings.py"])
+@pytest.mark.parametrize(
+    "base",
+    [
+        *(p.relative_to(PROJECT_ROOT).as_posix() for p in modules("app/models")),
+        "app/db.py",
+        "app/settings.py",
+    ],
+)
 def test_models_db_and_settings_import_no_layer_above_them(base: str) -> None:
     above = ("app.services", "app.runqueue", "app.importer", *WEB)
     names = imports_of(PROJECT_ROOT / base)

@@ -203,6 +203,7 @@ def _write_item(session: Session, spec: ParsedItem, digest: str, item: Item | No
         body_text=rendered.text,
         source_path=spec.path,
         content_sha256=digest,
+        measures=",".join(spec.measures),
     )
     if item is None:
         item = Item(**fields)

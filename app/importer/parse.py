@@ -19,7 +19,7 @@ from app.importer.questions import QuestionSpec
 DIFFICULTIES = tuple(d.value for d in Difficulty)
 REQUIREMENTS = tuple(r.value for r in Requirement)
 REQUIRED_KEYS = ("deck", "number", "slug", "title", "topic", "difficulty")
-OPTIONAL_KEYS = ("tags", "section", "source", "quiz_prompts")
+OPTIONAL_KEYS = ("tags", "section", "source", "quiz_prompts", "measures")
 SLUG_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 
 
@@ -73,6 +73,7 @@ class ParsedItem:
     body: str
     samples: list[SampleSpec] = field(default_factory=list)
     questions: list[QuestionSpec] = field(default_factory=list)  # from the file beside
+    measures: list[str] = field(default_factory=list)  # a lab: the items whose claims it times
 
 
 def parse_catalogue(path: Path, rel: str) -> Catalogue:
@@ -158,6 +159,11 @@ def parse_item(text: str, rel: str, catalogue: Catalogue) -> ParsedItem:
         raise ContentError(
             rel, line_of("quiz_prompts"), "quiz_prompts must be a list of questions ending in '?'"
         )
+    measures = meta.get("measures") or []
+    if not isinstance(measures, list) or not all(
+        isinstance(m, str) and SLUG_RE.match(m) for m in measures
+    ):
+        raise ContentError(rel, line_of("measures"), "measures must be a list of item slugs")
     if deck == "deep-learning" and len(prompts) != 2:
         raise ContentError(rel, line_of("quiz_prompts"), "deep-learning items have 2 quiz prompts")
 
@@ -177,6 +183,7 @@ def parse_item(text: str, rel: str, catalogue: Catalogue) -> ParsedItem:
         source=str(meta["source"]) if meta.get("source") else None,
         quiz_prompts=[p.strip() for p in prompts],
         body=body,
+        measures=list(measures),
     )
     item.samples = _samples(lines, end + 1, rel)
     return item

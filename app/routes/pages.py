@@ -103,12 +103,13 @@ async def item_detail(
     """One question: explanation, tables, code, quiz prompts, neighbours, and what the
     reader has done with it. Opening it counts as a visit for a returning browser."""
     sandbox = await queue.status()  # before any connection is held: see above
-    page, view = open_item(engine, identity, slug=slug, record=request.method == "GET")
+    page, view, lab = open_item(engine, identity, slug=slug, record=request.method == "GET")
     context = {
         "page": page,
         "item": page.item,
         "prompts": page.prompts,
         "answers": page.answers,
         "sandbox": sandbox,
+        "lab": lab,
     }
     return render(request, "items/detail.html", {**context, **view.context()})

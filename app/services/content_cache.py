@@ -40,6 +40,10 @@ class Snapshot:
     topic_slugs: frozenset[str]  # every topic, used by an item or not
     searches: OrderedDict[str, Ranked] = field(default_factory=OrderedDict)
 
+    def labs_measuring(self, slug: str) -> list[ItemRow]:
+        """The labs that time the claims of the item `slug`."""
+        return [row for row in self.rows if slug in row.measure_list]
+
     def cached_search(self, match: str) -> Ranked | None:
         found = self.searches.get(match)
         if found is not None:

@@ -45,6 +45,11 @@ class ItemRow:
     difficulty: str
     tags: str  # comma-separated
     section: str | None
+    measures: str = ""  # a lab: the slugs of the items whose claims it times
+
+    @property
+    def measure_list(self) -> list[str]:
+        return [m for m in self.measures.split(",") if m]
 
     @property
     def tag_list(self) -> list[str]:
@@ -137,6 +142,7 @@ ROW_COLUMNS = (
     col(Item.difficulty),
     col(Item.tags),
     col(Item.section),
+    col(Item.measures),
 )
 _LIST = core_select(*ROW_COLUMNS).join(Deck).order_by(col(Deck.position), col(Item.number))
 _ROW_BY_SLUG = core_select(*ROW_COLUMNS).where(col(Item.slug) == bindparam("slug"))

@@ -20,7 +20,7 @@ from sqlmodel import Session
 from app.domain import LearnerScope, RateLimited, RunNotFound, RunRejected, SandboxBusy
 from app.models import Item, Run, utcnow
 from app.runqueue import QueueRefused, RunQueue
-from app.services import study
+from app.services import labs, study
 from app.services.orphans import driver_id
 from app.services.ratelimit import RunLimiter
 from sandbox.protocol import (
@@ -112,6 +112,7 @@ class RunRecorder:
             run.status, run.finished_at = "done", utcnow()
             session.add(run)
             _count_practice(session, run)
+            labs.record(session, run)
             session.commit()
 
 

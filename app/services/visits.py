@@ -12,23 +12,48 @@ from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
 from app.domain import Identity, LearnerScope
-from app.services import items, learners, study
+from app.services import content_cache, items, labs, learners, study
 from app.services.items import ItemDetail
 from app.services.progress import Status
 from app.services.study import StudyView
 
 
+@dataclass(frozen=True)
+class LabView:
+    """A lab's kept measurements by device, and the labs that time this item's claims."""
+
+    measured: dict[str, list[labs.Measured]] = field(default_factory=dict)
+    measured_by: list[labs.LabLink] = field(default_factory=list)
+
+    @property
+    def gpu_measured(self) -> bool:
+        """Whether any kept measurement ran on an NVIDIA GPU (CUDA reports that name)."""
+        return any("nvidia" in device.lower() for device in self.measured)
+
+
+def lab_view(connection: Connection, page: ItemDetail) -> LabView:
+    snapshot = content_cache.snapshot(connection)
+    measuring = snapshot.labs_measuring(page.item.slug)
+    return LabView(
+        measured=labs.measured(connection, page.item.id) if page.item.measures else {},
+        measured_by=[
+            labs.LabLink(lab.slug, lab.title, labs.latest(connection, lab.id)) for lab in measuring
+        ],
+    )
+
+
 def open_item(
     engine: Engine, identity: Identity, *, slug: str, record: bool
-) -> tuple[ItemDetail, StudyView]:
+) -> tuple[ItemDetail, StudyView, LabView]:
     """The item and the reader's standing on it, in one session. With `record` (a GET),
     the visit is recorded for a browser that will be recognised again; one on its first
     request has no cookie yet, and one that never keeps cookies (a bot, a load test) would
     otherwise leave a new learner behind at every request."""
     with Session(engine) as session:
         page = items.item_detail(session.connection(), slug=slug)
+        lab = lab_view(session.connection(), page)
         if not (identity.signed_in or identity.known_browser):
-            return page, study.study_view(None, page.item)
+            return page, study.study_view(None, page.item), lab
         scope: LearnerScope | None
         if record:
             scope = learners.resolve_or_create(session, identity)
@@ -36,7 +61,7 @@ def open_item(
             session.commit()
         else:
             scope = learners.resolve(session, identity)
-        return page, study.study_view(scope, page.item)
+        return page, study.study_view(scope, page.item), lab
 
 
 @dataclass(frozen=True)

@@ -33,7 +33,12 @@ def test_dashboard_and_api_show_the_same_figures(client: TestClient) -> None:
     form(client, "/items/dropout/bookmark", on="true")
     form(client, "/items/dropout/checks", prompt="1", knew="false")
     api = client.get("/api/me/progress").json()
-    assert api["status_counts"] == {"new": 62, "seen": 1, "practising": 1, "mastered": 0}
+    assert api["status_counts"] == {
+        "new": api["items"] - 2,
+        "seen": 1,
+        "practising": 1,
+        "mastered": 0,
+    }
     deep = next(d for d in api["decks"] if d["slug"] == "deep-learning")
     assert (deep["items"], deep["seen"], deep["practising"]) == (38, 1, 1)
     assert [b["slug"] for b in api["bookmarks"]] == ["dropout"]

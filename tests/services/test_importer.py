@@ -205,7 +205,7 @@ def test_removing_a_deck_and_its_folder_removes_both(
     catalogue = content_copy / "decks.yml"
     text_ = catalogue.read_text()
     start = text_.index("  - slug: torch-compile")
-    end = text_.index("\ntopics:")
+    end = text_.index("  - slug: labs")
     catalogue.write_text(text_[:start] + text_[end:])
     for path in (content_copy / "torch-compile").glob("*.md"):
         path.unlink()

@@ -1,0 +1,49 @@
+"""Tables, by concern. Import from here: `from app.models import Item, Run`."""
+
+from app.models.base import utcnow
+from app.models.content import (
+    Choice,
+    CodeSample,
+    ContentFile,
+    Deck,
+    Item,
+    Question,
+    QuizPrompt,
+    Topic,
+)
+from app.models.people import (
+    Activity,
+    ApiToken,
+    ItemProgress,
+    Learner,
+    LoginSession,
+    RecallCheck,
+    User,
+)
+from app.models.quizzes import AttemptQuestion, QuizAttempt, ReviewCard, ReviewEvent
+from app.models.runs import LabMeasurement, Run
+
+__all__ = [
+    "Activity",
+    "ApiToken",
+    "AttemptQuestion",
+    "Choice",
+    "CodeSample",
+    "ContentFile",
+    "Deck",
+    "Item",
+    "ItemProgress",
+    "LabMeasurement",
+    "Learner",
+    "LoginSession",
+    "Question",
+    "QuizAttempt",
+    "QuizPrompt",
+    "RecallCheck",
+    "ReviewCard",
+    "ReviewEvent",
+    "Run",
+    "Topic",
+    "User",
+    "utcnow",
+]
