@@ -5,7 +5,6 @@ both run as that user (and the worker refuses to run code, saying why)."""
 
 from __future__ import annotations
 
-import contextlib
 import ctypes
 import logging
 import os
@@ -83,34 +82,65 @@ def drop_privileges(user: pwd.struct_passwd) -> None:
 
 
 def serve(settings: Settings, *, reload: bool, workers: int) -> None:
-    import uvicorn
-
+    """Started as root: a root supervisor (this process) runs the worker and, in a child
+    that drops to WEB_USER, the web server; it stops the worker when the web server ends,
+    which an unprivileged process could not do."""
     user = web_user(settings.web_user) if os.geteuid() == 0 else None
     if user is not None:
         give_data_to(settings.data_dir, user)
     worker = None
     if settings.sandbox_autostart:
         worker = start_sandbox_worker(settings, user.pw_uid if user else None)
-    if user is not None:
-        drop_privileges(user)
-        log.info(
-            "web server running as %s (uid %d); sandbox worker as root", user.pw_name, user.pw_uid
-        )
     try:
-        uvicorn.run(
-            "app.asgi:app",
-            host=settings.host,
-            port=settings.port,
-            reload=reload,
-            workers=workers,
-            **proxy_options(settings),
-        )
+        if user is None:
+            _run_uvicorn(settings, reload=reload, workers=workers)
+        else:
+            _run_as(user, settings, reload=reload, workers=workers)
     finally:
         if worker is not None:
-            # A root worker cannot be signalled once we dropped root: PDEATHSIG ends it.
-            with contextlib.suppress(PermissionError):
-                worker.terminate()
+            worker.terminate()
+            try:
                 worker.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                worker.kill()
+
+
+def _run_uvicorn(settings: Settings, *, reload: bool, workers: int) -> None:
+    import uvicorn
+
+    uvicorn.run(
+        "app.asgi:app",
+        host=settings.host,
+        port=settings.port,
+        reload=reload,
+        workers=workers,
+        **proxy_options(settings),
+    )
+
+
+def _run_as(user: pwd.struct_passwd, settings: Settings, *, reload: bool, workers: int) -> None:
+    """The web server in a child that is `user` for good; this process waits for it and
+    passes on the signals that should stop it."""
+    child = os.fork()
+    if child == 0:
+        code = 1
+        try:
+            _die_with_parent()
+            drop_privileges(user)
+            log.info("web server running as %s (uid %d)", user.pw_name, user.pw_uid)
+            _run_uvicorn(settings, reload=reload, workers=workers)
+            code = 0
+        except SystemExit as exc:
+            code = exc.code if isinstance(exc.code, int) else 1
+        except BaseException:
+            log.exception("the web server stopped")
+        finally:
+            os._exit(code)
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(signum, lambda received, _frame: os.kill(child, received))
+    _, status = os.waitpid(child, 0)
+    if os.waitstatus_to_exitcode(status) not in (0, -signal.SIGTERM, -signal.SIGINT):
+        raise SystemExit(os.waitstatus_to_exitcode(status))
 
 
 def proxy_options(settings: Settings) -> dict[str, Any]:

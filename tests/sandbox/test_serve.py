@@ -79,9 +79,13 @@ def served() -> Iterator[tuple[subprocess.Popen[bytes], str, Path]]:
             time.sleep(0.5)
         yield process, base, data
     finally:
+        kids = children(process.pid)
         process.send_signal(signal.SIGTERM)
         process.wait(timeout=30)
         shutil.rmtree(base_dir, ignore_errors=True)
+        time.sleep(0.5)
+        left = [p for p in kids if Path(f"/proc/{p}").exists()]
+        assert left == [], "the web server and the worker end with backprop serve"
 
 
 def test_the_web_server_drops_root_and_the_worker_keeps_it(
@@ -89,11 +93,13 @@ def test_the_web_server_drops_root_and_the_worker_keeps_it(
 ) -> None:
     process, base, data = served
     web_user = pwd.getpwnam("backprop")
-    assert uid_of(process.pid) == web_user.pw_uid  # the serving process itself
-    workers = [
-        p for p in children(process.pid) if "sandbox" in Path(f"/proc/{p}/cmdline").read_text()
-    ]
+    assert uid_of(process.pid) == 0  # the supervisor, which can stop the root worker
+    kids = children(process.pid)
+    cmdlines = {p: Path(f"/proc/{p}/cmdline").read_text() for p in kids}
+    workers = [p for p, cmd in cmdlines.items() if "sandbox" in cmd]
+    webs = [p for p, cmd in cmdlines.items() if "sandbox" not in cmd]
     assert workers and all(uid_of(p) == 0 for p in workers)
+    assert webs and all(uid_of(p) == web_user.pw_uid for p in webs)
     assert data.stat().st_uid == web_user.pw_uid
     assert (data / "backprop.db").stat().st_uid == web_user.pw_uid
     body = json.dumps({"code": "print(6 * 7)", "backend": "cpu"}).encode()
