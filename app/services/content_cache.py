@@ -40,9 +40,16 @@ class Snapshot:
     topic_slugs: frozenset[str]  # every topic, used by an item or not
     searches: OrderedDict[str, Ranked] = field(default_factory=OrderedDict)
 
+    measured_by: dict[str, list[ItemRow]] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        for row in self.rows:
+            for slug in row.measure_list:
+                self.measured_by.setdefault(slug, []).append(row)
+
     def labs_measuring(self, slug: str) -> list[ItemRow]:
         """The labs that time the claims of the item `slug`."""
-        return [row for row in self.rows if slug in row.measure_list]
+        return self.measured_by.get(slug, [])
 
     def cached_search(self, match: str) -> Ranked | None:
         found = self.searches.get(match)

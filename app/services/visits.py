@@ -49,11 +49,13 @@ def open_item(
     the visit is recorded for a browser that will be recognised again; one on its first
     request has no cookie yet, and one that never keeps cookies (a bot, a load test) would
     otherwise leave a new learner behind at every request."""
+    if not (identity.signed_in or identity.known_browser):
+        with engine.connect() as connection:  # nothing to record: plain rows, no session
+            page = items.item_detail(connection, slug=slug)
+            return page, study.study_view(None, page.item), lab_view(connection, page)
     with Session(engine) as session:
         page = items.item_detail(session.connection(), slug=slug)
         lab = lab_view(session.connection(), page)
-        if not (identity.signed_in or identity.known_browser):
-            return page, study.study_view(None, page.item), lab
         scope: LearnerScope | None
         if record:
             scope = learners.resolve_or_create(session, identity)
