@@ -25,7 +25,15 @@ def start_sandbox_worker(settings: Settings, client_uid: int | None) -> subproce
     `client_uid`, the web server's user, and root may open). It is given none of our
     environment beyond what Python needs: no secrets, no database URL."""
     env = {k: v for k, v in os.environ.items() if k in ("PATH", "LANG", "HOME", "TMPDIR")}
-    command = [sys.executable, "-m", "sandbox", "--socket", str(settings.sandbox_socket)]
+    command = [
+        sys.executable,
+        "-m",
+        "sandbox",
+        "--socket",
+        str(settings.sandbox_socket),
+        "--parent-pid",  # a second guard beside the parent-death signal
+        str(os.getpid()),
+    ]
     if client_uid is not None:
         command += ["--client-uid", str(client_uid)]
     return subprocess.Popen(

@@ -32,12 +32,34 @@ def main() -> None:
         "--client-uid",
         type=int,
         default=None,
-        help="the user (the web server's) that may connect to the socket besides root",
+        help="the user (the web server's) that may connect to the socket besides root: "
+        "the socket is made its own (mode 0600)",
+    )
+    parser.add_argument(
+        "--client-gid",
+        type=int,
+        default=None,
+        help="a group whose members may connect too (the socket's group; mode 0660)",
+    )
+    parser.add_argument(
+        "--parent-pid",
+        type=int,
+        default=None,
+        help="stop (as on SIGTERM) once this process, our parent, has exited; for a parent "
+        "that drops root after starting the worker, whose parent-death signal cannot reach it",
     )
     args = parser.parse_args()
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     worker = Worker(cpu_slots=args.cpu_slots, max_queue=args.max_queue, state_dir=args.state_dir)
-    asyncio.run(serve(args.socket, worker, client_uid=args.client_uid))
+    asyncio.run(
+        serve(
+            args.socket,
+            worker,
+            client_uid=args.client_uid,
+            client_gid=args.client_gid,
+            parent_pid=args.parent_pid,
+        )
+    )
 
 
 if __name__ == "__main__":

@@ -1,11 +1,13 @@
 """What happens between the zygote's fork and the user's first line of code.
 
-The forked supervisor joins the run's cgroups and unshares every namespace; its child becomes
-PID 1 of a fresh PID namespace, builds a minimal read-only root with a private size-limited
-/tmp, chroots into it, drops to an unprivileged user without capabilities, sets
-no_new_privs and the seccomp filter, and forks the process that executes the code (with a
-CPU-time limit, which the kernel would not enforce on a PID 1). When PID 1 exits, the kernel
-kills everything left in its namespace: nothing outlives a run."""
+The forked supervisor ties its life to the zygote's, joins the run's cgroups and unshares
+every namespace; its child becomes PID 1 of a fresh PID namespace, takes the host name
+`sandbox`, builds a minimal read-only root with a private size-limited /tmp and an /etc of
+its own (mounts.py), chroots into it, drops to an unprivileged user without capabilities,
+sets no_new_privs, makes itself undumpable, loads the seccomp filter, and forks the process
+that executes the code (with a CPU-time limit, which the kernel would not enforce on a
+PID 1). When PID 1 exits, the kernel kills everything left in its namespace: nothing
+outlives a run."""
 
 from __future__ import annotations
 
@@ -13,12 +15,14 @@ import ctypes
 import json
 import os
 import resource
+import select
 import signal
 import traceback
 from dataclasses import dataclass
 from pathlib import Path
 
 from sandbox import seccomp, user_code
+from sandbox.mounts import build_root, check
 
 _libc = ctypes.CDLL(None, use_errno=True)
 
@@ -32,14 +36,10 @@ CLONE_NEWNET = 0x40000000
 NAMESPACE_FLAGS = (
     CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS | CLONE_NEWCGROUP
 )
-MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC = 1, 2, 4, 8
-MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = 32, 4096, 16384, 1 << 18
-PR_SET_PDEATHSIG, PR_CAPBSET_DROP = 1, 24
+PR_SET_PDEATHSIG, PR_SET_DUMPABLE, PR_CAPBSET_DROP = 1, 4, 24
 # How the jail's processes exit when they could not build the jail: no code has run.
 SETUP_FAILED = 126
-
-# Devices a PyTorch program may open; everything else in /dev stays out of reach.
-DEVICES = ("null", "zero", "full", "random", "urandom")
+HOSTNAME = b"sandbox"  # the jail's UTS namespace: nothing of the host's name
 
 
 @dataclass(frozen=True)
@@ -53,48 +53,15 @@ class JailSpec:
     cpu_seconds: float
     threads: int
     cgroup_procs: list[str]
-    readonly_paths: list[str]  # host paths visible, read-only, at the same place
+    # [path as the zygote sees it, where the jail sees it], each read-only (neutral.py).
+    binds: list[list[str]]
     cuda: bool = False
     gpu_memory_fraction: float = 0.5
 
 
-def _check(result: int, what: str) -> None:
-    if result != 0:
-        err = ctypes.get_errno()
-        raise OSError(err, f"{what}: {os.strerror(err)}")
-
-
-def _mount(source: str | None, target: str, fstype: str | None, flags: int, data: str = "") -> None:
-    _check(
-        _libc.mount(
-            source.encode() if source else None,
-            target.encode(),
-            fstype.encode() if fstype else None,
-            flags,
-            data.encode() if data else None,
-        ),
-        f"mount {target}",
-    )
-
-
-def _bind_readonly(host_path: str, root: str) -> None:
-    source = Path(host_path)
-    target = Path(root + host_path)
-    if source.is_symlink():
-        target.parent.mkdir(parents=True, exist_ok=True)
-        if not target.exists():
-            target.symlink_to(os.readlink(source))
-        return
-    if source.is_dir():
-        target.mkdir(parents=True, exist_ok=True)
-    else:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.touch()
-    _mount(str(source), str(target), None, MS_BIND)
-    _mount(None, str(target), None, MS_BIND | MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV)
-
-
-def supervise(spec: JailSpec, stdout_fd: int, stderr_fd: int, status_fd: int, code_fd: int) -> None:
+def supervise(
+    spec: JailSpec, zygote: int, stdout_fd: int, stderr_fd: int, status_fd: int, code_fd: int
+) -> None:
     """Runs in the process the zygote forked (outside the jail); never returns. The code
     arrives in `code_fd` (a memfd) and is read only in here, after the fork: the zygote never
     holds any run's code, so no later fork of it can find one in its memory.
@@ -103,13 +70,24 @@ def supervise(spec: JailSpec, stdout_fd: int, stderr_fd: int, status_fd: int, co
     jail, then {"init": wait status of the jail's PID 1} from here."""
     code = 125
     try:
+        # Die with the zygote (which dies with the worker, see launch.py): a jail never
+        # outlives the worker that watches its clocks. Checked once set, in case the zygote
+        # was already gone and we had been handed to another parent.
+        check(_libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0), "prctl(PDEATHSIG)")
+        if os.getppid() != zygote:
+            raise OSError("the zygote exited before the run started")
         for procs in spec.cgroup_procs:
             Path(procs).write_text(str(os.getpid()))
-        _check(_libc.unshare(NAMESPACE_FLAGS), "unshare")
+        check(_libc.unshare(NAMESPACE_FLAGS), "unshare")
         signal.signal(signal.SIGCHLD, signal.SIG_DFL)  # the zygote ignores it; we must wait
+        # Held open by this process alone, for as long as it lives: PID 1 reads its end to
+        # learn whether we are still here (see _init).
+        lifeline, lifeline_w = os.pipe()
         init = os.fork()
         if init == 0:
-            _init(spec, stdout_fd, stderr_fd, status_fd, code_fd)
+            os.close(lifeline_w)
+            _init(spec, lifeline, stdout_fd, stderr_fd, status_fd, code_fd)
+        os.close(lifeline)
         os.close(stdout_fd)
         os.close(stderr_fd)
         os.close(code_fd)
@@ -133,16 +111,20 @@ def _read_code(code_fd: int) -> str:
     return b"".join(chunks).decode("utf-8")
 
 
-def _init(spec: JailSpec, stdout_fd: int, stderr_fd: int, status_fd: int, code_fd: int) -> None:
+def _init(
+    spec: JailSpec, lifeline: int, stdout_fd: int, stderr_fd: int, status_fd: int, code_fd: int
+) -> None:
     """PID 1 of the new namespace: build the jail, start the code, reap, report. When this
-    process exits the kernel kills whatever the code left behind."""
+    process exits the kernel kills whatever the code left behind; it dies with the
+    supervisor (so with the zygote, so with the worker)."""
     try:
-        _check(_libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0), "prctl(PDEATHSIG)")
+        check(_libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0), "prctl(PDEATHSIG)")
         # PID 1 gets only the signals it has handlers for: leave it none (Python's SIGINT
         # handler would let the code end it with a KeyboardInterrupt).
         signal.signal(signal.SIGINT, signal.SIG_DFL)
         code = _read_code(code_fd)
-        _build_root(spec)
+        check(_libc.sethostname(HOSTNAME, len(HOSTNAME)), "sethostname")
+        build_root(spec)
         _set_limits(spec)
         os.dup2(stdout_fd, 1)
         os.dup2(stderr_fd, 2)
@@ -151,8 +133,7 @@ def _init(spec: JailSpec, stdout_fd: int, stderr_fd: int, status_fd: int, code_f
         for fd in (stdout_fd, stderr_fd, null):
             if fd > 2:
                 os.close(fd)
-        os.closerange(3, status_fd)
-        os.closerange(status_fd + 1, 65536)
+        _close_all_but(status_fd, lifeline)
     except BaseException:
         # The jail could not be built: say so on the run's stderr and stop before any code.
         try:
@@ -163,8 +144,10 @@ def _init(spec: JailSpec, stdout_fd: int, stderr_fd: int, status_fd: int, code_f
     if program == 0:
         try:
             os.close(status_fd)
+            os.close(lifeline)
             signal.signal(signal.SIGINT, signal.default_int_handler)
             _become(spec.uid)
+            _no_core_dumps()
             user_code.set_environment(spec.threads)
             seccomp.install()
             cpu = int(spec.cpu_seconds)
@@ -176,6 +159,13 @@ def _init(spec: JailSpec, stdout_fd: int, stderr_fd: int, status_fd: int, code_f
     os.close(1)
     os.close(2)
     _become(spec.init_uid)
+    _no_core_dumps()
+    # Changing uid cleared the parent-death signal: set it again, then make sure the
+    # supervisor did not die in between (its end of the lifeline would then be closed).
+    _libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    if select.select([lifeline], [], [], 0)[0]:
+        os._exit(SETUP_FAILED)
+    os.close(lifeline)
     seccomp.install()
     while True:  # as PID 1 we also reap the code's orphans
         pid, status = os.waitpid(-1, 0)
@@ -185,42 +175,13 @@ def _init(spec: JailSpec, stdout_fd: int, stderr_fd: int, status_fd: int, code_f
     os._exit(0)
 
 
-def _build_root(spec: JailSpec) -> None:
-    root = spec.root_dir
-    _mount(None, "/", None, MS_REC | MS_PRIVATE)  # nothing we mount leaks to the host
-    _mount("tmpfs", root, "tmpfs", MS_NOSUID | MS_NODEV, "size=16m,mode=755")
-    for name in ("proc", "dev", "tmp"):
-        os.makedirs(f"{root}/{name}", exist_ok=True)
-    _mount("proc", f"{root}/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
-    # /tmp first: a read-only path that lives under /tmp (a checkout there, say) is then
-    # mounted inside the private /tmp rather than hidden by it.
-    _mount("tmpfs", f"{root}/tmp", "tmpfs", MS_NOSUID | MS_NODEV, f"size={spec.tmp_mb}m,mode=1777")
-    for path in spec.readonly_paths:
-        if os.path.lexists(path):
-            _bind_readonly(path, root)
-    # The host's boot command line says nothing a sample needs.
-    _mount("/dev/null", f"{root}/proc/cmdline", None, MS_BIND)
-    _mount("tmpfs", f"{root}/dev", "tmpfs", MS_NOSUID, "size=64k,mode=755")
-    devices = list(DEVICES)
-    if spec.cuda:
-        devices += [d for d in os.listdir("/dev") if d.startswith("nvidia")]
-    for name in devices:
-        if os.path.exists(f"/dev/{name}"):
-            Path(f"{root}/dev/{name}").touch()
-            _mount(f"/dev/{name}", f"{root}/dev/{name}", None, MS_BIND)
-    os.makedirs(f"{root}/dev/shm")
-    _mount("tmpfs", f"{root}/dev/shm", "tmpfs", MS_NOSUID | MS_NODEV, "size=64m,mode=1777")
-    for name, target in (
-        ("fd", "/proc/self/fd"),
-        ("stdin", "/proc/self/fd/0"),
-        ("stdout", "/proc/self/fd/1"),
-        ("stderr", "/proc/self/fd/2"),
-    ):
-        os.symlink(target, f"{root}/dev/{name}")
-    # The root itself becomes read-only once its mount points exist.
-    _mount(None, root, None, MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV)
-    os.chroot(root)
-    os.chdir("/tmp")
+def _close_all_but(*keep: int) -> None:
+    """Close every descriptor from 3 on but `keep`: nothing of the zygote's reaches the code."""
+    low = 3
+    for fd in sorted(keep):
+        os.closerange(low, fd)
+        low = fd + 1
+    os.closerange(low, 65536)
 
 
 def _set_limits(spec: JailSpec) -> None:
@@ -238,3 +199,11 @@ def _become(uid: int) -> None:
     os.setgroups([])
     os.setresgid(uid, uid, uid)
     os.setresuid(uid, uid, uid)
+
+
+def _no_core_dumps() -> None:
+    """No core of a run reaches the host: RLIMIT_CORE is 0 (set in _set_limits, for core
+    files) and the process is not dumpable (for a core_pattern that pipes to a helper, which
+    ignores RLIMIT_CORE). Changing uid already cleared the flag where fs.suid_dumpable is 0;
+    this holds whatever it is, and seccomp keeps the code from setting it back."""
+    check(_libc.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0), "prctl(PR_SET_DUMPABLE)")

@@ -8,6 +8,7 @@ import logging
 import time
 from collections import deque
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from sandbox.protocol import Emit, Queued
 from sandbox.zygote_client import Zygote, zygote_env
@@ -28,6 +29,8 @@ class Pool:
     device: str
     slots: int
     max_queue: int
+    first_uid: int  # slot n runs code as first_uid + n: pools never share a uid (worker.py)
+    state_dir: Path
     zygote: Zygote | None = None
     free_slots: list[int] = field(default_factory=list)
     waiting: deque[tuple[asyncio.Future[int], Emit]] = field(default_factory=deque)
@@ -35,6 +38,12 @@ class Pool:
 
     def __post_init__(self) -> None:
         self.free_slots = list(range(self.slots))
+
+    def uid(self, slot: int) -> int:
+        return self.first_uid + slot
+
+    def uids(self) -> list[int]:
+        return [self.uid(slot) for slot in range(self.slots)]
 
     def full(self) -> bool:
         """No slot free and no room left in the queue: a new run is turned away."""
@@ -53,7 +62,8 @@ class Pool:
                         z.runs,
                     )
                     await asyncio.to_thread(z.stop)
-                fresh = Zygote(self.backend, zygote_env())
+                # Here, in the event loop's thread: the zygote dies when it ends (launch.py).
+                fresh = Zygote(self.backend, zygote_env(), self.state_dir)
                 await asyncio.to_thread(fresh.wait_ready)
                 log.info("%s zygote ready in %.1f s", self.backend, fresh.warm_up_seconds)
                 self.zygote = z = fresh

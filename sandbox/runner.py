@@ -6,11 +6,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-import secrets
 import time
 from dataclasses import dataclass, field
 
-from sandbox.cgroups import RunCgroup
+from sandbox.cgroups import CgroupTree, RunCgroup
 from sandbox.jail import JailSpec
 from sandbox.output import OutputStreams
 from sandbox.protocol import Emit, Limits, RunResult, Started, StopReason, Verdict
@@ -32,7 +31,8 @@ class RunContext:
     limits: Limits
     uid: int
     root_dir: str
-    readonly_paths: list[str]
+    binds: list[list[str]]  # read-only paths: [as the zygote sees it, in the jail]
+    cgroups: CgroupTree  # where the run's cgroup goes
     stop_reason: StopReason | None = None  # set when the worker stops the run: why
     stopped: asyncio.Event = field(default_factory=asyncio.Event)
 
@@ -56,14 +56,11 @@ async def execute(ctx: RunContext, zygote: Zygote, emit: Emit) -> RunResult:
     """Run `ctx.code` in a fresh jail forked from `zygote`; stream output through `emit`."""
     started = time.monotonic()
     limits = ctx.limits
-    # A random name: nothing the code can see (its cgroup path) tells it the run's id.
-    cgroup = RunCgroup.create(
-        f"run-{secrets.token_hex(8)}",
-        memory_mb=limits.memory_mb,
-        pids=limits.pids,
-        cpus=limits.threads,
-    )
+    cgroup: RunCgroup | None = None
     try:
+        cgroup = ctx.cgroups.create(
+            memory_mb=limits.memory_mb, pids=limits.pids, cpus=limits.threads
+        )
         try:
             pipes = await _fork(ctx, zygote, cgroup)
         except ZygoteDied as exc:
@@ -76,9 +73,11 @@ async def execute(ctx: RunContext, zygote: Zygote, emit: Emit) -> RunResult:
             )
         return await _follow(ctx, cgroup, pipes, emit, started)
     finally:
-        # However the run ended (or this failed), nothing of it outlives it: remove kills
-        # whatever is left in the cgroup first.
-        await asyncio.to_thread(cgroup.remove)
+        # However the run ended (or this failed, or was cancelled), nothing of it outlives
+        # it: remove kills whatever is left in the cgroup first (and logs what it could
+        # not). Shielded: a second cancel must not stop the clean-up halfway.
+        if cgroup is not None:
+            await asyncio.shield(asyncio.to_thread(cgroup.remove))
 
 
 def _jail_spec(ctx: RunContext, cgroup: RunCgroup) -> JailSpec:
@@ -90,7 +89,7 @@ def _jail_spec(ctx: RunContext, cgroup: RunCgroup) -> JailSpec:
         cpu_seconds=ctx.limits.cpu_seconds,
         threads=ctx.limits.threads,
         cgroup_procs=cgroup.procs_files(),
-        readonly_paths=ctx.readonly_paths,
+        binds=ctx.binds,
         cuda=ctx.backend == "cuda",
         gpu_memory_fraction=ctx.limits.gpu_memory_fraction,
     )
@@ -126,12 +125,15 @@ async def _follow(
     with contextlib.suppress(ConnectionError):
         await emit(Started(ctx.backend, ctx.device))
     output = OutputStreams(ctx.limits.output_bytes, emit, lambda: ctx.stop(StopReason.OUTPUT))
-    streams = [
-        asyncio.create_task(output.pump(await _read_pipe(pipes.stdout), "stdout")),
-        asyncio.create_task(output.pump(await _read_pipe(pipes.stderr), "stderr")),
-    ]
-    report = await _wait_for_end(ctx, cgroup, await _read_pipe(pipes.status))
-    await asyncio.gather(*streams)
+    output.attach(pipes.stdout, "stdout")
+    output.attach(pipes.stderr, "stderr")
+    streams = asyncio.create_task(output.run())
+    try:
+        report = await _wait_for_end(ctx, cgroup, await _read_pipe(pipes.status))
+        await streams
+    finally:
+        streams.cancel()
+        output.close()
     verdict, exit_code, detail = judge(ctx.stop_reason, ctx.limits, cgroup, report)
     cpu_ms, max_memory_mb = _usage(cgroup)
     return RunResult(

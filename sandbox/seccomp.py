@@ -1,40 +1,49 @@
-"""A seccomp deny-list, written as a classic BPF program (no libseccomp needed).
+"""The jail's system-call filter: a deny-list, assembled as classic BPF (bpf.py; no libseccomp).
 
-Denied calls kill the whole process (SIGSYS), which the worker reports as `killed`: they are
-calls no PyTorch sample needs and that widen the attack surface of the kernel or reach
-outside the jail. Everything else is allowed."""
+Three answers besides allowing a call:
+- kill the whole process (SIGSYS; the verdict is `killed`): calls no PyTorch sample needs
+  that widen the kernel's attack surface or reach outside the jail;
+- an error, without running the call: where a library may reasonably try the call and has a
+  way on without it, the answer is the one a kernel lacking the feature would give
+  (ENOSYS, EAFNOSUPPORT, ...), so the library takes that way;
+- success, without running the call: the sync family. Everything a run can write lives in
+  tmpfs, where there is nothing to flush, so the answer is true for the run's own files,
+  libraries (SQLite's fsync, say) keep working, and no run can make the host flush its
+  disks (a loop of fsync on a read-only host file would, through the read-only binds).
+"""
 
 from __future__ import annotations
 
 import ctypes
 import os
 import platform
-import struct
 
-# struct seccomp_data: int nr; u32 arch; u64 instruction_pointer; u64 args[6]
-_NR, _ARCH, _ARG0 = 0, 4, 16
+from sandbox.bpf import (
+    ARCH,
+    JEQ_K,
+    JGE_K,
+    JSET_K,
+    NR,
+    RET_ALLOW,
+    RET_KILL_PROCESS,
+    Program,
+    arg_low,
+    errno,
+)
+
 _AUDIT_ARCH_X86_64 = 0xC000003E
 _X32_SYSCALL_BIT = 0x40000000
-
-_BPF_LD_W_ABS = 0x20
-_BPF_JEQ_K = 0x15
-_BPF_JGE_K = 0x35
-_BPF_JSET_K = 0x45
-_BPF_RET_K = 0x06
-_RET_KILL_PROCESS = 0x80000000
-_RET_ERRNO = 0x00050000
-_RET_ALLOW = 0x7FFF0000
-_ENOSYS = 38
-
 _PR_SET_NO_NEW_PRIVS = 38
 _PR_SET_SECCOMP = 22
 _SECCOMP_MODE_FILTER = 2
+EPERM, EINVAL, ENOMEM, ENOSYS, EPROTONOSUPPORT, EAFNOSUPPORT = 1, 22, 12, 38, 93, 97
 
-# x86-64 numbers of the denied calls, by name (for the README and error messages).
+# x86-64 numbers of the calls that kill, by name (for the README and error messages).
 DENIED_X86_64: dict[str, int] = {
     "ptrace": 101,
     "syslog": 103,
     "uselib": 134,
+    "modify_ldt": 154,  # per-process descriptor tables: a classic kernel attack surface
     "vhangup": 153,
     "pivot_root": 155,
     "_sysctl": 156,
@@ -66,6 +75,9 @@ DENIED_X86_64: dict[str, int] = {
     "keyctl": 250,
     "unshare": 272,
     "perf_event_open": 298,
+    # Unprivileged since 5.13: it would see when other runs (and the host) open the
+    # read-only files every jail shares.
+    "fanotify_init": 300,
     "name_to_handle_at": 303,
     "open_by_handle_at": 304,
     "clock_adjtime": 305,
@@ -87,15 +99,32 @@ DENIED_X86_64: dict[str, int] = {
     "fsmount": 432,
     "fspick": 433,
     "mount_setattr": 442,
+    "quotactl_fd": 443,
 }
-_CLONE, _CLONE3, _SOCKET = 56, 435, 41
-_EAFNOSUPPORT = 97
-# Socket families a sample may open: AF_UNIX, AF_INET, AF_INET6 (all inside the run's own
-# network namespace). Others (vsock, netlink, packet, ...) could reach past that namespace.
-_ALLOWED_FAMILIES = (1, 2, 10)
+# Calls answered without running them: name -> (number, errno; 0 means success).
+ANSWERED_X86_64: dict[str, tuple[int, int]] = {
+    # Every AIO context comes from the host-wide fs.aio-max-nr pool, which one run could
+    # take whole; ENOSYS is what a kernel without AIO says, and libaio users fall back.
+    "io_setup": (206, ENOSYS),
+    # clone3 passes its flags in memory BPF cannot read: glibc falls back to clone, whose
+    # flags are checked below.
+    "clone3": (435, ENOSYS),
+    "sync": (162, 0),
+    "syncfs": (306, 0),
+    "sync_file_range": (277, 0),
+    "fsync": (74, 0),
+    "fdatasync": (75, 0),
+}
 # Calls numbered from here on are newer than this filter: answer ENOSYS (as an older kernel
 # would) rather than allow what nobody has reviewed.
 _FIRST_UNREVIEWED = 463
+
+_SOCKET, _SOCKETPAIR, _CLONE, _MMAP, _MEMFD_CREATE, _SHMGET, _PRCTL = 41, 53, 56, 9, 319, 29, 157
+AF_UNIX, AF_INET, AF_INET6 = 1, 2, 10
+SOCK_STREAM, SOCK_DGRAM, SOCK_TYPE_MASK = 1, 2, 0xF  # the type without NONBLOCK / CLOEXEC
+IPPROTO_TCP, IPPROTO_UDP = 6, 17
+MAP_HUGETLB, MFD_HUGETLB, SHM_HUGETLB = 0x40000, 0x4, 0x800
+PR_SET_DUMPABLE = 4
 # clone() may make threads and processes, never new namespaces.
 _CLONE_NAMESPACE_FLAGS = (
     0x00020000  # CLONE_NEWNS
@@ -114,47 +143,93 @@ def supported() -> bool:
     return platform.system() == "Linux" and platform.machine() == "x86_64"
 
 
-def _insn(code: int, jt: int, jf: int, k: int) -> bytes:
-    return struct.pack("HBBI", code, jt, jf, k)
-
-
 def build_filter() -> bytes:
     """The BPF program, as the kernel's array of struct sock_filter."""
-    prog = [
-        _insn(_BPF_LD_W_ABS, 0, 0, _ARCH),
-        _insn(_BPF_JEQ_K, 1, 0, _AUDIT_ARCH_X86_64),
-        _insn(_BPF_RET_K, 0, 0, _RET_KILL_PROCESS),  # another ABI: refuse outright
-        _insn(_BPF_LD_W_ABS, 0, 0, _NR),
-        _insn(_BPF_JGE_K, 0, 1, _X32_SYSCALL_BIT),
-        _insn(_BPF_RET_K, 0, 0, _RET_KILL_PROCESS),  # the x32 ABI aliases every call
-    ]
+    p = Program()
+    p.load(ARCH)
+    p.jump(JEQ_K, _AUDIT_ARCH_X86_64, true="x86_64")
+    p.ret(RET_KILL_PROCESS)  # another ABI: refuse outright
+    p.label("x86_64")
+    p.load(NR)
+    p.ret_if(_X32_SYSCALL_BIT, RET_KILL_PROCESS, test=JGE_K)  # x32 aliases every call
     for number in sorted(DENIED_X86_64.values()):
-        prog += [_insn(_BPF_JEQ_K, 0, 1, number), _insn(_BPF_RET_K, 0, 0, _RET_KILL_PROCESS)]
-    prog += [
-        _insn(_BPF_JGE_K, 0, 1, _FIRST_UNREVIEWED),
-        _insn(_BPF_RET_K, 0, 0, _RET_ERRNO | _ENOSYS),
-    ]
-    # socket(family, ...): the listed families, else EAFNOSUPPORT.
-    n = len(_ALLOWED_FAMILIES)
-    # Not socket: skip the load, the n checks and both returns.
-    prog += [_insn(_BPF_JEQ_K, 0, n + 3, _SOCKET), _insn(_BPF_LD_W_ABS, 0, 0, _ARG0)]
-    for i, family in enumerate(_ALLOWED_FAMILIES):
-        prog.append(_insn(_BPF_JEQ_K, n - i, 0, family))  # match: jump to ALLOW
-    prog += [
-        _insn(_BPF_RET_K, 0, 0, _RET_ERRNO | _EAFNOSUPPORT),
-        _insn(_BPF_RET_K, 0, 0, _RET_ALLOW),
-    ]
-    # clone3 passes its flags in memory BPF cannot read: answer ENOSYS and glibc falls back
-    # to clone, whose flags we can check.
-    prog += [_insn(_BPF_JEQ_K, 0, 1, _CLONE3), _insn(_BPF_RET_K, 0, 0, _RET_ERRNO | _ENOSYS)]
-    prog += [
-        _insn(_BPF_JEQ_K, 0, 3, _CLONE),
-        _insn(_BPF_LD_W_ABS, 0, 0, _ARG0),  # low 32 bits of the flags hold every CLONE_NEW*
-        _insn(_BPF_JSET_K, 0, 1, _CLONE_NAMESPACE_FLAGS),
-        _insn(_BPF_RET_K, 0, 0, _RET_KILL_PROCESS),
-        _insn(_BPF_RET_K, 0, 0, _RET_ALLOW),
-    ]
-    return b"".join(prog)
+        p.ret_if(number, RET_KILL_PROCESS)
+    for number, code in sorted(ANSWERED_X86_64.values()):
+        p.ret_if(number, errno(code))
+    p.ret_if(_FIRST_UNREVIEWED, errno(ENOSYS), test=JGE_K)
+    checked = {
+        _SOCKET: "socket",
+        _SOCKETPAIR: "socketpair",
+        _CLONE: "clone",
+        _MMAP: "mmap",
+        _MEMFD_CREATE: "memfd_create",
+        _SHMGET: "shmget",
+        _PRCTL: "prctl",
+    }
+    for number, name in checked.items():
+        p.jump(JEQ_K, number, true=name)
+    p.ret(RET_ALLOW)
+    _socket_checks(p)
+    _flag_checks(p)
+    p.label("allow")
+    p.ret(RET_ALLOW)
+    return p.assemble()
+
+
+def _socket_checks(p: Program) -> None:
+    """socket(): AF_UNIX, and of the inet families plain TCP and UDP only. The run's network
+    namespace has no interface up, so these carry nothing; they are kept (rather than
+    refused) so that code probing for the network gets the ordinary "network unreachable"
+    it handles. Any other family, type or protocol could make the kernel load a module
+    (net-pf-N, SCTP, DCCP...) or reach a less-used code path; the answer is what a kernel
+    without it gives. socketpair(): AF_UNIX only, checked before the kernel looks the family
+    up (which alone can load a module)."""
+    p.label("socket")
+    p.load(arg_low(0))
+    p.jump(JEQ_K, AF_UNIX, true="allow")
+    p.jump(JEQ_K, AF_INET, true="inet")
+    p.jump(JEQ_K, AF_INET6, true="inet")
+    p.ret(errno(EAFNOSUPPORT))
+    p.label("inet")
+    p.load(arg_low(1))
+    p.and_(SOCK_TYPE_MASK)
+    p.jump(JEQ_K, SOCK_STREAM, true="stream")
+    p.jump(JEQ_K, SOCK_DGRAM, true="dgram")
+    p.ret(errno(EPROTONOSUPPORT))
+    for label, protocol in (("stream", IPPROTO_TCP), ("dgram", IPPROTO_UDP)):
+        p.label(label)
+        p.load(arg_low(2))
+        p.jump(JEQ_K, 0, true="allow")
+        p.jump(JEQ_K, protocol, true="allow")
+        p.ret(errno(EPROTONOSUPPORT))
+    p.label("socketpair")
+    p.load(arg_low(0))
+    p.jump(JEQ_K, AF_UNIX, true="allow")
+    p.ret(errno(EAFNOSUPPORT))
+
+
+def _flag_checks(p: Program) -> None:
+    """Calls refused for one flag. Huge pages come from a host-wide pool the memory cgroup
+    does not count: refused as a host without huge pages would (mmap and shmget ENOMEM,
+    memfd_create EINVAL), so allocators fall back to normal pages. The code may not make
+    itself dumpable again (its core would go to the host's core helper)."""
+    p.label("clone")
+    p.load(arg_low(0))  # the low 32 bits of the flags hold every CLONE_NEW*
+    p.jump(JSET_K, _CLONE_NAMESPACE_FLAGS, false="allow")
+    p.ret(RET_KILL_PROCESS)
+    for label, arg, flag, code in (
+        ("mmap", 3, MAP_HUGETLB, ENOMEM),
+        ("memfd_create", 1, MFD_HUGETLB, EINVAL),
+        ("shmget", 2, SHM_HUGETLB, ENOMEM),
+    ):
+        p.label(label)
+        p.load(arg_low(arg))
+        p.jump(JSET_K, flag, false="allow")
+        p.ret(errno(code))
+    p.label("prctl")
+    p.load(arg_low(0))
+    p.jump(JEQ_K, PR_SET_DUMPABLE, false="allow")
+    p.ret(errno(EPERM))
 
 
 class _SockFprog(ctypes.Structure):

@@ -8,6 +8,7 @@ import contextlib
 import functools
 import logging
 import os
+import signal
 from pathlib import Path
 from typing import Any
 
@@ -31,25 +32,65 @@ from sandbox.worker import Worker
 log = logging.getLogger("sandbox")
 
 MAX_LINE_BYTES = 1 << 20  # a run message holds at most 64 KiB of code, JSON-escaped
+PARENT_POLL_SECONDS = 0.5
 
 
-async def serve(socket_path: Path, worker: Worker, *, client_uid: int | None = None) -> None:
-    """Listen first, then warm up: meanwhile status answers `starting`, and runs wait."""
+async def serve(
+    socket_path: Path,
+    worker: Worker,
+    *,
+    client_uid: int | None = None,
+    client_gid: int | None = None,
+    parent_pid: int | None = None,
+) -> None:
+    """Listen first, then warm up: meanwhile status answers `starting`, and runs wait.
+
+    The socket is root's alone (0600), or also `client_uid`'s (the web server's user, which
+    then owns it) and, given `client_gid`, that group's (0660). SIGTERM stops the worker:
+    runs still going are killed and their cgroups removed; so does the end of `parent_pid`."""
     socket_path.parent.mkdir(parents=True, exist_ok=True)
     with contextlib.suppress(FileNotFoundError):
         socket_path.unlink()
-    server = await asyncio.start_unix_server(
-        functools.partial(handle, worker), path=str(socket_path), limit=MAX_LINE_BYTES
-    )
-    os.chmod(socket_path, 0o600)
-    if client_uid is not None:
-        # The web server runs as an unprivileged user: it (and root) may connect, nobody else.
-        os.chown(socket_path, client_uid, -1)
+    # Created 0600 (by umask), not chmod-ed after: nobody can connect in between.
+    umask = os.umask(0o177)
+    try:
+        server = await asyncio.start_unix_server(
+            functools.partial(handle, worker), path=str(socket_path), limit=MAX_LINE_BYTES
+        )
+    finally:
+        os.umask(umask)
+    if client_uid is not None or client_gid is not None:
+        # The web server runs as an unprivileged user: it (and root) may connect.
+        os.chown(
+            socket_path,
+            -1 if client_uid is None else client_uid,
+            -1 if client_gid is None else client_gid,
+        )
+    os.chmod(socket_path, 0o660 if client_gid is not None else 0o600)
     log.info("sandbox worker listening on %s (%s)", socket_path, worker.status().detail)
-    async with server:
-        await worker.start()
-        log.info("sandbox worker %s", worker.status().detail)
-        await server.serve_forever()
+    stopping = asyncio.get_running_loop().create_future()
+    asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, stopping.cancel)
+    if parent_pid is not None:
+        asyncio.get_running_loop().create_task(_watch_parent(parent_pid, stopping))
+    try:
+        async with server:
+            await worker.start()
+            log.info("sandbox worker %s", worker.status().detail)
+            with contextlib.suppress(asyncio.CancelledError):
+                await stopping
+    finally:
+        log.info("sandbox worker stopping")
+        await asyncio.to_thread(worker.close)
+
+
+async def _watch_parent(parent_pid: int, stopping: asyncio.Future[None]) -> None:
+    """Stop once `parent_pid` is no longer our parent. A parent-death signal cannot do this
+    for a parent that dropped root after starting us: the kernel checks the dying parent's
+    permission to signal us, and drops the signal."""
+    while os.getppid() == parent_pid:
+        await asyncio.sleep(PARENT_POLL_SECONDS)
+    log.warning("the process that started this worker (%d) has exited", parent_pid)
+    stopping.cancel()
 
 
 async def handle(

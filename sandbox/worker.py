@@ -13,12 +13,11 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
-import sys
 import tempfile
 from pathlib import Path
 from typing import Any
 
-from sandbox import host
+from sandbox import cgroups, host, neutral
 from sandbox.pool import Pool
 from sandbox.protocol import (
     Backend,
@@ -30,24 +29,17 @@ from sandbox.protocol import (
     WorkerState,
     WorkerStatus,
 )
-from sandbox.runner import RunContext, execute
+from sandbox.runner import INIT_UID_OFFSET, RunContext, execute
 from sandbox.zygote_client import ZygoteDied, zygote_env
 
 log = logging.getLogger("sandbox")
 
-FIRST_UID = 61000  # each slot runs code as its own unprivileged user, FIRST_UID + slot
+# Each slot of every pool runs code as a user of its own: the CPU slots from FIRST_UID on, the
+# GPU slot after them, the jail's PID 1 at the same uid + INIT_UID_OFFSET. A uid per slot
+# keeps runs apart in what the kernel counts per user (pipe buffers, inotify instances...).
+FIRST_UID = 61000
+GPU_SLOTS = 1  # GPU runs take turns: one at a time per device, so timings mean something
 BUSY_RETRY_SECONDS = 5
-
-
-def readonly_paths() -> list[str]:
-    """Host paths a jail sees, read-only: the system, Python and its installed packages."""
-    # Of /sys only the CPU topology (thread pools size themselves from it), not the host's
-    # network interfaces and devices.
-    paths = ["/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/etc", "/sys/devices/system/cpu"]
-    for prefix in {sys.base_prefix, sys.prefix}:
-        if prefix not in paths:
-            paths.append(prefix)
-    return paths
 
 
 def default_state_dir() -> Path:
@@ -66,23 +58,53 @@ class Worker:
         self.warming = "waiting to begin"  # what start() is doing, while it is
         # Set when start() is over, however it went: runs wait for it.
         self.ready = asyncio.Event()
+        self.state_dir = state_dir
         self.root_dir = state_dir / "root"
-        self.readonly = readonly_paths()
+        self.view = neutral.PythonView.of_this_python()
+        self.binds = self.view.binds()
         self.max_queue = max_queue
+        self.cpu_slots = cpu_slots
         self.pools: dict[str, Pool] = {}
+        self.cgroups: cgroups.CgroupTree | None = None
         if self.problem is None:
-            self.problem = self._prepare(state_dir)
+            self.problem = self._prepare()
         if self.problem is None:
-            self.pools["cpu"] = Pool("cpu", host.cpu_name(), cpu_slots, max_queue)
+            self.pools["cpu"] = Pool(
+                "cpu", host.cpu_name(), cpu_slots, max_queue, FIRST_UID, state_dir
+            )
 
-    def _prepare(self, state_dir: Path) -> str | None:
-        """Make the state folder, ours alone; why it cannot be, or None."""
+    def _prepare(self) -> str | None:
+        """Make the state folder, ours alone, with what the jails mount from it; clean up
+        after a previous life of this worker. Why it cannot, or None."""
+        state_dir = self.state_dir
+        if not 1 <= self.cpu_slots <= INIT_UID_OFFSET - GPU_SLOTS:
+            return f"--cpu-slots must be between 1 and {INIT_UID_OFFSET - GPU_SLOTS}"
+        if state_dir.resolve().is_relative_to("/opt"):
+            return "the state folder may not be under /opt, which the zygotes cover"
         state_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
         if state_dir.is_symlink() or state_dir.stat().st_uid != os.geteuid():
             return f"the state folder {state_dir} does not belong to this user"
         state_dir.chmod(0o700)
         self.root_dir.mkdir(exist_ok=True)
+        uids = list(range(FIRST_UID, FIRST_UID + self.cpu_slots + GPU_SLOTS))
+        try:
+            neutral.build(state_dir, self.view, uids)
+            self.cgroups = cgroups.tree(cgroups.state_key(state_dir))
+            self.cgroups.prepare()
+        except (OSError, ValueError) as exc:  # ValueError: a file that is not UTF-8
+            return f"cannot prepare the runs' state: {exc}"
+        # Jails of a previous life are dead already (they die with their zygote, which dies
+        # with its worker); their cgroups may not be, if it was killed mid-run.
+        problems = self.cgroups.sweep()
+        if problems:
+            return "a previous run could not be cleaned up: " + "; ".join(problems)
         return None
+
+    def close(self) -> None:
+        """Kill and remove whatever run is left (the worker is stopping)."""
+        if self.cgroups is not None:
+            self.cgroups.sweep()
+            self.cgroups.discard()
 
     async def start(self) -> None:
         """Warm every backend's zygote. Meanwhile status says `starting` and runs wait."""
@@ -104,8 +126,10 @@ class Worker:
         gpu = await asyncio.to_thread(host.probe_cuda, zygote_env())
         if gpu:
             self.warming = "loading PyTorch for the GPU"
-            # GPU runs take turns: one at a time per device, so timings mean something.
-            self.pools["cuda"] = Pool("cuda", gpu, 1, self.max_queue)
+            first_uid = FIRST_UID + self.cpu_slots  # after every CPU slot's
+            self.pools["cuda"] = Pool(
+                "cuda", gpu, GPU_SLOTS, self.max_queue, first_uid, self.state_dir
+            )
             await self.pools["cuda"].ensure_zygote()
 
     def status(self) -> WorkerStatus:
@@ -173,13 +197,15 @@ class Worker:
             pool.release(slot)
 
     def _context(self, request: RunRequest, pool: Pool, slot: int) -> RunContext:
+        assert self.cgroups is not None  # no pool without them
         return RunContext(
             run_id=request.id,
             code=request.code,
             backend=pool.backend,
             device=pool.device,
             limits=request.limits,
-            uid=FIRST_UID + slot,
+            uid=pool.uid(slot),
             root_dir=str(self.root_dir),
-            readonly_paths=self.readonly,
+            binds=self.binds,
+            cgroups=self.cgroups,
         )

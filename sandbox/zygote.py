@@ -1,15 +1,20 @@
 """A warm process per backend: torch, torchvision and the torch.compile machinery are already
 imported, CUDA is never touched here, and each run is a fork of this process.
 
-    python -m sandbox.zygote <backend> <fd>      (started by the worker, never by hand)
+    python -m sandbox.zygote <backend> <fd>      (exec'd by launch.py, never by hand)
 
 It reads requests from the SOCK_SEQPACKET socket on file descriptor <fd>: one JSON message,
 with the run's stdout, stderr and status pipes and a memfd holding its code attached as file
 descriptors; it answers {"pid": <supervisor pid>}. The JSON holds no code and no run id:
-every jail is a fork of this process, so nothing private may ever pass through its memory."""
+every jail is a fork of this process, so nothing private may ever pass through its memory.
+
+Each supervisor it forks dies with it (jail.py), and it dies with the worker (launch.py).
+When the worker closes the socket on purpose (replacing a worn zygote), it waits for the
+runs it forked to end before exiting, so a replacement never cuts a run short."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -41,6 +46,7 @@ def warm_up() -> float:
 
 def serve(backend: str, control_fd: int) -> None:
     control = socket.socket(fileno=control_fd)
+    zygote = os.getpid()
     seconds = warm_up()
     signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # supervisors are reaped by the kernel
     control.send(json.dumps({"ready": True, "warm_up_seconds": round(seconds, 2)}).encode())
@@ -48,7 +54,8 @@ def serve(backend: str, control_fd: int) -> None:
         # A SOCK_SEQPACKET socket: one recv is one whole request, its pipes attached.
         message, fds, _flags, _addr = socket.recv_fds(control, 1 << 16, 4)
         if not message:
-            return  # the worker went away: so do we
+            _wait_for_runs()
+            return
         request = json.loads(message)
         spec = JailSpec(**request["spec"])
         stdout_fd, stderr_fd, status_fd, code_fd = fds
@@ -56,10 +63,18 @@ def serve(backend: str, control_fd: int) -> None:
         pid = os.fork()
         if pid == 0:
             control.close()
-            supervise(spec, stdout_fd, stderr_fd, status_fd, code_fd)
+            supervise(spec, zygote, stdout_fd, stderr_fd, status_fd, code_fd)
         for fd in fds:
             os.close(fd)
         control.send(json.dumps({"pid": pid}).encode())
+
+
+def _wait_for_runs() -> None:
+    """Until every supervisor has exited (SIGCHLD is ignored, so wait() blocks until none is
+    left, then fails)."""
+    with contextlib.suppress(ChildProcessError):
+        while True:
+            os.wait()
 
 
 if __name__ == "__main__":

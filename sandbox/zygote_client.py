@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import json
+import os
 import socket
 import subprocess
 import sys
 import threading
 import time
 from dataclasses import asdict
+from pathlib import Path
 
 from sandbox.jail import JailSpec
 
@@ -32,15 +34,26 @@ class ZygoteDied(Exception):
 class Zygote:
     """A warm `python -m sandbox.zygote` process for one backend."""
 
-    def __init__(self, backend: str, env: dict[str, str]) -> None:
+    def __init__(self, backend: str, env: dict[str, str], state_dir: Path) -> None:
+        """Start it. Call this from the thread that runs the worker's event loop (its main
+        thread): the zygote dies when the thread that started it ends (launch.py)."""
         self.backend = backend
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         self._socket = ours
         self._lock = threading.Lock()
         # A clean environment: nothing of the app's (secrets, database URL) reaches it, and
-        # /proc/1/environ in a jail shows only this.
+        # /proc/1/environ in a jail shows only this. launch.py gives it its own mount
+        # namespace, where Python has neutral paths, then becomes the zygote.
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "sandbox.zygote", backend, str(theirs.fileno())],
+            [
+                sys.executable,
+                "-m",
+                "sandbox.launch",
+                str(state_dir),
+                backend,
+                str(theirs.fileno()),
+                str(os.getpid()),
+            ],
             pass_fds=(theirs.fileno(),),
             env=env,
             stdin=subprocess.DEVNULL,
@@ -50,6 +63,9 @@ class Zygote:
         self.started_at = time.monotonic()
         self.runs = 0
         self.warm_up_seconds: float | None = None
+        # Set when a fork failed: a killed zygote with a large address space can take a
+        # while to be reaped, and must not be handed another run meanwhile.
+        self.broken = False
 
     def wait_ready(self) -> None:
         self._socket.settimeout(READY_TIMEOUT_SECONDS)
@@ -63,7 +79,7 @@ class Zygote:
         self._socket.settimeout(30)
 
     def alive(self) -> bool:
-        return self.process.poll() is None
+        return not self.broken and self.process.poll() is None
 
     def fork(self, spec: JailSpec, fds: list[int]) -> int:
         """Fork a supervisor for one run; return its pid. Thread-safe; blocks briefly."""
@@ -73,17 +89,19 @@ class Zygote:
                 socket.send_fds(self._socket, [payload], fds)
                 reply = self._socket.recv(4096)
             except OSError as exc:
+                self.broken = True
                 raise ZygoteDied(str(exc)) from None
             if not reply:
+                self.broken = True
                 raise ZygoteDied("the connection closed")
         self.runs += 1
         return int(json.loads(reply)["pid"])
 
     def stop(self) -> None:
-        """Close the socket (the zygote exits on EOF), then make sure it is gone."""
+        """Close the socket: the zygote exits once the runs it forked have ended (killing
+        it would kill them, see jail.py), unless it is broken. It is reaped in the
+        background meanwhile."""
         self._socket.close()
-        try:
-            self.process.wait(timeout=5)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait()
+        if self.broken:
+            self.process.kill()  # it failed a fork: dead already, or hung; its runs are lost
+        threading.Thread(target=self.process.wait, name="reap-zygote", daemon=True).start()

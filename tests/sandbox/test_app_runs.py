@@ -16,6 +16,7 @@ from sqlmodel import Session, create_engine, select
 from app.main import create_app
 from app.models import Item, Run
 from app.settings import RunQueueKind, Settings
+from tests.support.forms import csrf_token
 from tests.support.runs import events_of
 from tests.support.sandbox_worker import WorkerHandle, needs_isolation, running_worker
 
@@ -30,7 +31,9 @@ def live_settings(settings: Settings, socket: Path, **changes: Any) -> Settings:
 
 @pytest.fixture
 def run_client(settings: Settings, worker: WorkerHandle) -> Iterator[TestClient]:
+    """A browser (visitor cookie, the page's CSRF token) on the app with the real worker."""
     with TestClient(create_app(live_settings(settings, worker.socket_path))) as client:
+        client.headers["X-CSRF-Token"] = csrf_token(client)
         yield client
 
 
@@ -79,6 +82,7 @@ def test_a_full_queue_answers_503_with_retry_after(settings: Settings, tmp_path:
     with running_worker(tmp_path / "busy", "--cpu-slots", "1", "--max-queue", "0") as busy:
         app_settings = live_settings(settings, busy.socket_path, concurrent_runs=5)
         with TestClient(create_app(app_settings)) as client:
+            client.headers["X-CSRF-Token"] = csrf_token(client)
             holder = client.post("/api/runs", json={"code": "import time\ntime.sleep(4)"})
             assert holder.status_code == 202
             response = client.post("/api/runs", json={"code": "print(1)"})

@@ -1,5 +1,10 @@
 """Hostile code, one folder per case: the code and the verdict it must get. After each case
-nothing of it is left running and a normal run still succeeds."""
+nothing of it is left running, no cgroup of it is left, and a normal run still succeeds.
+
+expected.json: `verdict` (one or a list), `limits`, `stdout_contains`, `stdout_excludes`,
+`stderr_contains`, `detail_contains`, `before` (another visitor's run first: the case must
+see the same either way), `excludes_host_paths` (no line of the output holds a path of this
+checkout or of this Python on the host)."""
 
 from __future__ import annotations
 
@@ -9,7 +14,13 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.sandbox_worker import WorkerHandle, needs_isolation, sandbox_processes
+from tests.support.sandbox_worker import (
+    WorkerHandle,
+    host_paths,
+    needs_isolation,
+    run_cgroups,
+    sandbox_processes,
+)
 
 CASES = sorted(p for p in (Path(__file__).parent / "cases").iterdir() if p.is_dir())
 pytestmark = needs_isolation
@@ -46,6 +57,14 @@ def test_hostile_case_is_contained(worker: WorkerHandle, case: Path) -> None:
         assert result["stdout"] == baseline, "the other run left a trace"
     if "detail_contains" in expected:
         assert expected["detail_contains"] in result["detail"]
+    if expected.get("excludes_host_paths"):
+        for path in host_paths():
+            for line in (result["stdout"] + result["stderr"]).splitlines():
+                assert path not in line, f"{path} shows in: {line}"
+
+    # Whatever ended the run, its cgroups are gone by the time its result is sent.
+    assert worker.state_dir is not None
+    assert run_cgroups(worker.state_dir) == []
 
     deadline = time.monotonic() + 5
     while sandbox_processes() and time.monotonic() < deadline:

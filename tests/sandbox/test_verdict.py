@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from sandbox.cgroups import RunCgroup
+from sandbox.cgroups import CgroupV1, RunCgroup
 from sandbox.jail import SETUP_FAILED
 from sandbox.protocol import Limits, StopReason, Verdict
 from sandbox.verdict import Judgement, judge
@@ -19,7 +19,7 @@ LIMITS = Limits()
 
 @pytest.fixture
 def cgroup(tmp_path: Path) -> RunCgroup:
-    return RunCgroup({c: tmp_path / c for c in ("memory", "pids", "cpu", "cpuacct")})
+    return CgroupV1({c: tmp_path / c for c in ("memory", "pids", "cpu", "cpuacct")})
 
 
 def report(**lines: int) -> bytes:

@@ -1,0 +1,82 @@
+"""Timing labs through the app: a lab run's result lines are kept (only from the lab's own
+code), shown per device with a chart and a receipt, and linked from the items whose claims
+the lab times. The runs here are scripted; tests/sandbox runs the real harness."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator
+from typing import Any
+
+from fastapi.testclient import TestClient
+
+from sandbox.protocol import Event, Finished, Output, RunRequest, RunResult, Started, Verdict
+from tests.support.forms import csrf_token
+from tests.support.runs import events_of
+
+DEVICE = "Test CPU (2 cores)"
+
+
+def result_line(label: str, eager: float, compiled: float) -> str:
+    data: dict[str, Any] = {
+        "label": label,
+        "mode": "default",
+        "eager": {"median_ms": eager, "iqr_ms": 0.1, "spread": 0.02, "rounds_ms": [eager] * 5},
+        "compiled": {
+            "median_ms": compiled,
+            "iqr_ms": 0.1,
+            "spread": 0.02,
+            "rounds_ms": [compiled] * 5,
+        },
+        "compile_seconds": 4.2,
+        "speedup": eager / compiled,
+        "verdict": "faster",
+        "verdict_text": f"Compiled ran {eager / compiled:.2f}x faster.",
+        "correct": True,
+        "max_abs_diff": 0.0,
+        "tolerance": 1e-4,
+        "receipt": {"device": DEVICE, "torch": "2.x", "threads": 2, "date": "2026-11-23"},
+    }
+    return "BACKPROP_LAB_RESULT " + json.dumps(data)
+
+
+async def lab_script(request: RunRequest, cancel: asyncio.Event) -> AsyncIterator[Event]:
+    stdout = "timing eager, round 1/5\n" + result_line("MLP, batch 256", 10.0, 5.0) + "\n"
+    yield Started("cpu", DEVICE)
+    yield Output("stdout", stdout)
+    yield Finished(RunResult(request.id, Verdict.OK, 0, stdout, "", 9000, "cpu", DEVICE))
+
+
+def run_lab(client: TestClient, code: str) -> None:
+    started = client.post(
+        "/api/runs", json={"code": code, "item": "lab-mlp-item-26", "sample": 1}
+    ).json()
+    assert events_of(client, started["id"])[-1][1]["verdict"] == "ok"
+
+
+def test_a_lab_run_is_kept_and_shown_with_its_chart_and_receipt(client: TestClient) -> None:
+    client.app.state.backprop.run_queue.script = lab_script  # type: ignore[attr-defined]
+    client.headers["X-CSRF-Token"] = csrf_token(client)
+    page = client.get("/items/lab-mlp-item-26").text
+    assert "No measurement kept yet." in page
+    code = client.get("/api/items/lab-mlp-item-26").json()["code_samples"][0]["code"]
+    run_lab(client, code + "\n# edited")  # an edited lab: shown in its output, never kept
+    assert "No measurement kept yet." in client.get("/items/lab-mlp-item-26").text
+    run_lab(client, code)
+    page = client.get("/items/lab-mlp-item-26").text
+    assert "Measured on this server" in page and DEVICE in page
+    assert 'class="lab-chart"' in page and "2.00×" in page and "Receipt" in page
+    assert "No GPU measurement is kept" in page
+    claim = client.get("/items/torch-compile").text  # item 26, which promises 10-50%
+    assert "Measured here, not promised" in claim and "Compiled ran 2.00x faster." in claim
+
+
+def test_forged_or_malformed_result_lines_are_ignored() -> None:
+    from app.services.labs import parse_results
+
+    good = result_line("ok", 2.0, 1.0)
+    text = "\n".join(
+        [good, "BACKPROP_LAB_RESULT {not json", 'BACKPROP_LAB_RESULT {"verdict": "best ever"}']
+    )
+    assert [r["label"] for r in parse_results(text)] == ["ok"]
