@@ -3,7 +3,7 @@ change one's own progress, export it. Bearer token or session cookie alike."""
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated
 
 from fastapi import APIRouter, Depends
 from fastapi.security import OAuth2PasswordRequestForm
@@ -20,6 +20,7 @@ from app.deps import (
 )
 from app.models import User
 from app.schemas import (
+    Export,
     ItemProgressPublic,
     ItemProgressUpdate,
     ProgressPublic,
@@ -109,6 +110,6 @@ async def update_my_item(
 
 
 @router.get("/me/export")
-async def my_export(scope: ReaderDep, user: CurrentUser) -> dict[str, Any]:
+async def my_export(scope: ReaderDep, user: CurrentUser) -> Export:
     """Everything stored about the account: progress, notes, checks, activity, runs."""
-    return export(scope, user)
+    return Export.model_validate(export(scope, user))

@@ -5,6 +5,7 @@ from app.schemas.common import ERROR_MEANINGS, ErrorBody, Health, errors
 from app.schemas.items import CodeSamplePublic, ItemPublic, ItemSummaryPublic
 from app.schemas.personal import (
     ActivityDay,
+    Export,
     GroupProgress,
     ItemProgressPublic,
     ItemProgressUpdate,
@@ -31,6 +32,7 @@ __all__ = [
     "ChoicePublic",
     "CodeSamplePublic",
     "ErrorBody",
+    "Export",
     "GroupProgress",
     "Health",
     "ItemProgressPublic",

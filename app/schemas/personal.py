@@ -160,3 +160,81 @@ class ProgressPublic(BaseModel):
                 for run, item in board.recent_runs
             ],
         )
+
+
+class AccountExport(BaseModel):
+    username: str
+    created_at: str
+    password_changed_at: str
+
+
+class ProgressExport(BaseModel):
+    item: str | None
+    status: str
+    bookmarked: bool
+    note: str
+    visits: int
+    runs: int
+    runs_ok: int
+    first_visit_at: str | None
+    last_visit_at: str | None
+
+
+class CheckExport(BaseModel):
+    item: str | None
+    prompt: int
+    knew: bool
+    answered_at: str
+
+
+class ActivityExport(BaseModel):
+    date: str
+    views: int
+    runs: int
+    checks: int
+
+
+class QuizExport(BaseModel):
+    id: str
+    mode: str
+    title: str
+    started_at: str
+    closed_at: str | None
+    score: int | None
+    total: int
+
+
+class ReviewExport(BaseModel):
+    question: str
+    rating: int
+    source: str
+    reviewed_at: str
+
+
+class RunExport(BaseModel):
+    id: str
+    item: str | None
+    sample: int | None
+    created_at: str
+    backend: str | None
+    device: str | None
+    verdict: str | None
+    exit_code: int | None
+    wall_ms: int | None
+    code_sha256: str
+    stdout: str
+    stderr: str
+
+
+class Export(BaseModel):
+    """Everything stored about a learner: the account page's download, and /api/me/export."""
+
+    format: str
+    exported_at: str
+    account: AccountExport | None
+    progress: list[ProgressExport]
+    recall_checks: list[CheckExport]
+    activity: list[ActivityExport]
+    quizzes: list[QuizExport]
+    reviews: list[ReviewExport]
+    runs: list[RunExport]

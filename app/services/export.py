@@ -8,7 +8,16 @@ from typing import Any
 from sqlmodel import col, select
 
 from app.domain import LearnerScope
-from app.models import Activity, Item, RecallCheck, User, utcnow
+from app.models import (
+    Activity,
+    Item,
+    Question,
+    QuizAttempt,
+    RecallCheck,
+    ReviewEvent,
+    User,
+    utcnow,
+)
 from app.services import dashboard, study
 
 EXPORT_FORMAT = "backprop-export/1"
@@ -63,6 +72,36 @@ def export(scope: LearnerScope, user: User | None) -> dict[str, Any]:
         "activity": [
             {"date": a.day.isoformat(), "views": a.views, "runs": a.runs, "checks": a.checks}
             for a in days
+        ],
+        "quizzes": [
+            {
+                "id": q.id,
+                "mode": q.mode,
+                "title": q.title,
+                "started_at": q.started_at.isoformat(),
+                "closed_at": _iso(q.closed_at),
+                "score": q.score,
+                "total": q.total,
+            }
+            for q in session.exec(
+                select(QuizAttempt)
+                .where(QuizAttempt.learner_id == scope.learner_id)
+                .order_by(col(QuizAttempt.started_at))
+            )
+        ],
+        "reviews": [
+            {
+                "question": prompt,
+                "rating": event.rating,
+                "source": event.source,
+                "reviewed_at": event.reviewed_at.isoformat(),
+            }
+            for event, prompt in session.exec(
+                select(ReviewEvent, Question.prompt)
+                .join(Question, col(Question.id) == col(ReviewEvent.question_id))
+                .where(ReviewEvent.learner_id == scope.learner_id)
+                .order_by(col(ReviewEvent.reviewed_at))
+            )
         ],
         "runs": [
             {

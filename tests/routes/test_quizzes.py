@@ -220,3 +220,17 @@ def test_a_guests_quizzes_move_into_the_account_they_create(
     client.headers["X-CSRF-Token"] = csrf_token(client)
     assert client.get(f"/api/quizzes/{quiz['id']}").status_code == 200
     assert quiz["id"] in client.get("/quizzes").text
+
+
+def test_the_export_holds_quizzes_and_reviews(client: TestClient, clock: Clock) -> None:
+    quiz = start(client)
+    first = quiz["questions"][0]
+    client.post(
+        f"/api/quizzes/{quiz['id']}/answers",
+        json={"question_id": first["id"], "choice_id": key_letter(first)},
+    )
+    client.post(f"/api/quizzes/{quiz['id']}/submit")
+    sign_up(client, "exporter")
+    body = client.get("/account/export").json()
+    assert [q["id"] for q in body["quizzes"]] == [quiz["id"]]
+    assert body["reviews"][0]["rating"] == 3 and body["reviews"][0]["source"] == "quiz"
