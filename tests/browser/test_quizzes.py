@@ -96,6 +96,7 @@ def start_quiz(page: Page, *, mode: str, count: int = 5, minutes: int = 5) -> No
 def answer_by_keyboard(page: Page, position: int, key: int) -> None:
     """Choose with a number key and lock in with Enter, on the question at `position`."""
     expect(question_title(page)).to_have_text(re.compile(rf"^{position}\. "))
+    expect(page.locator("html")).to_have_attribute("data-quiz", "ready")  # quiz.js listens
     page.keyboard.press(str(key))
     radio = question(page).locator(f'input[type=radio][data-key="{key}"]')
     expect(radio).to_be_checked()
