@@ -23,12 +23,13 @@ from app.domain import DomainError, Identity
 from app.models import User
 from app.services import accounts, learners
 from app.services.export import export
+from app.services.passwords import MAX_PASSWORD_LENGTH
 from app.settings import Settings
 from app.web.cookies import SESSION_COOKIE
 from app.web.templating import render
 
 router = APIRouter(include_in_schema=False, dependencies=[Depends(identify)])
-FormText = Annotated[str, Form(max_length=accounts.MAX_PASSWORD_LENGTH + 1)]
+FormText = Annotated[str, Form(max_length=MAX_PASSWORD_LENGTH + 1)]
 NextField = Annotated[str | None, Form(max_length=500)]
 
 

@@ -22,11 +22,10 @@ from sqlmodel import Session, col, select
 from app.domain import AccountError, BadCredentials, InvalidToken
 from app.models import ApiToken, LoginSession, User, utcnow
 from app.services import passwords
-from app.services.passwords import MAX_PASSWORD_LENGTH, PasswordChecks
+from app.services.passwords import PasswordChecks
 from app.services.ratelimit import AccountLimits
 
 USERNAME_PATTERN = re.compile(r"[a-z0-9][a-z0-9_.-]{2,39}")
-__all__ = ["MAX_PASSWORD_LENGTH"]
 
 
 @dataclass(frozen=True)

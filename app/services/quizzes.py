@@ -140,14 +140,19 @@ def _title(request: QuizRequest, count: int) -> str:
 
 
 def load(scope: LearnerScope, attempt_id: str, *, now: datetime) -> AttemptView:
-    """The learner's attempt as it stands; one whose deadline passed is closed and graded
-    now (not committed). Someone else's attempt answers like no attempt at all."""
+    """The learner's attempt as it stands, shown (see _attempt)."""
+    return build_view(scope, _attempt(scope, attempt_id, now=now), now)
+
+
+def _attempt(scope: LearnerScope, attempt_id: str, *, now: datetime) -> QuizAttempt:
+    """The learner's attempt; one whose deadline passed is closed and graded now (not
+    committed). Someone else's attempt answers like no attempt at all."""
     attempt = scope.session.get(QuizAttempt, attempt_id)
     if attempt is None or attempt.learner_id != scope.learner_id:
         raise QuizNotFound(attempt_id)
     if attempt.closed_at is None and _past(attempt, now):
         _close(scope, attempt, at=aware(attempt.deadline))  # type: ignore[arg-type]
-    return build_view(scope, attempt, now)
+    return attempt
 
 
 def show(scope: LearnerScope, view: AttemptView) -> None:
@@ -165,9 +170,9 @@ def answer(
     scope: LearnerScope, attempt_id: str, *, position: int, letter: str, now: datetime
 ) -> AttemptView:
     """Lock in one answer (not committed)."""
-    view = load(scope, attempt_id, now=now)
-    if view.closed:
-        closed_at = aware(view.attempt.closed_at)  # type: ignore[arg-type]
+    attempt = _attempt(scope, attempt_id, now=now)
+    if attempt.closed_at is not None:
+        closed_at = aware(attempt.closed_at)
         raise QuizClosed(
             f"This quiz closed at {closed_at:%H:%M:%S} UTC, so that answer was not counted; "
             "your answers before then were scored."
@@ -195,15 +200,15 @@ def answer(
     item = scope.session.get(Item, question.item_id) if question else None
     if question is not None and item is not None:
         study.record_check(scope, item, prompt=question.position, knew=row.correct, now=now)
-    return build_view(scope, view.attempt, now)
+    return build_view(scope, attempt, now)
 
 
 def submit(scope: LearnerScope, attempt_id: str, *, now: datetime) -> AttemptView:
     """End the attempt now and grade it (not committed); submitting twice changes nothing."""
-    view = load(scope, attempt_id, now=now)
-    if not view.closed:
-        _close(scope, view.attempt, at=now)
-    return build_view(scope, view.attempt, now)
+    attempt = _attempt(scope, attempt_id, now=now)
+    if attempt.closed_at is None:
+        _close(scope, attempt, at=now)
+    return build_view(scope, attempt, now)
 
 
 def prompts_of(scope: LearnerScope, question_ids: list[int]) -> list[tuple[str, str]]:
