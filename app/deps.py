@@ -174,6 +174,5 @@ async def count_due(request: Request, identity: IdentityDep, now: NowDep) -> Non
     browser that has recorded something, kept on request.state for the templates."""
     if not (identity.signed_in or identity.known_browser):
         return
-    with Session(app_state(request).engine) as session:
-        scope = learners.resolve(session, identity)
-        request.state.due_for_review = review.due_count(scope, now=now) if scope else 0
+    with app_state(request).engine.connect() as connection:
+        request.state.due_for_review = review.due_for(connection, identity, now=now)

@@ -15,11 +15,12 @@ from datetime import UTC, datetime
 from functools import cache
 
 from fsrs import Card, Rating, Scheduler
-from sqlalchemy import func
+from sqlalchemy import Connection, func
+from sqlalchemy import select as core_select
 from sqlmodel import col, select
 
-from app.domain import LearnerScope
-from app.models import ReviewCard, ReviewEvent
+from app.domain import Identity, LearnerScope
+from app.models import Learner, ReviewCard, ReviewEvent
 
 SLOW_SECONDS = 45.0  # a right answer that took longer than this rates Hard
 
@@ -148,3 +149,20 @@ def _save(scope: LearnerScope, question_id: int, card: Card, row: ReviewCard | N
 
 def _utc(moment: datetime) -> datetime:
     return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+
+
+def due_for(connection: Connection, identity: Identity, *, now: datetime) -> int:
+    """How many questions are due for the asker: one statement on a plain connection, since
+    every page of a returning browser asks (the navigation shows it)."""
+    owner = (
+        col(Learner.user_id) == identity.user_id
+        if identity.user_id is not None
+        else col(Learner.visitor) == identity.visitor
+    )
+    statement = (
+        core_select(func.count())
+        .select_from(ReviewCard)
+        .join(Learner, col(Learner.id) == col(ReviewCard.learner_id))
+        .where(owner, col(ReviewCard.due) <= now)
+    )
+    return int(connection.execute(statement).scalar_one())
