@@ -9,6 +9,7 @@ import functools
 import logging
 import os
 import signal
+import socket
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +36,16 @@ MAX_LINE_BYTES = 1 << 20  # a run message holds at most 64 KiB of code, JSON-esc
 PARENT_POLL_SECONDS = 0.5
 
 
+def _answering(socket_path: Path) -> bool:
+    """Whether a live process listens on `socket_path` (a stale file does not count)."""
+    with socket.socket(socket.AF_UNIX) as probe:
+        try:
+            probe.connect(str(socket_path))
+        except OSError:
+            return False
+    return True
+
+
 async def serve(
     socket_path: Path,
     worker: Worker,
@@ -49,6 +60,10 @@ async def serve(
     then owns it) and, given `client_gid`, that group's (0660). SIGTERM stops the worker:
     runs still going are killed and their cgroups removed; so does the end of `parent_pid`."""
     socket_path.parent.mkdir(parents=True, exist_ok=True)
+    if _answering(socket_path):
+        # A second `backprop serve` on the same data folder would otherwise take the first
+        # one's socket away from it.
+        raise SystemExit(f"another sandbox worker already listens on {socket_path}")
     with contextlib.suppress(FileNotFoundError):
         socket_path.unlink()
     # Created 0600 (by umask), not chmod-ed after: nobody can connect in between.

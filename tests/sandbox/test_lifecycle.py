@@ -30,6 +30,7 @@ from tests.support.aio import run_async
 from tests.support.sandbox_worker import (
     needs_isolation,
     run_cgroups,
+    running_worker,
     sandbox_processes,
     start_worker,
 )
@@ -222,3 +223,25 @@ def test_a_worker_told_its_parent_stops_when_that_parent_has_dropped_root_and_ex
     finally:
         with contextlib.suppress(ProcessLookupError):
             os.kill(worker, signal.SIGKILL)
+
+
+@needs_isolation
+def test_a_second_worker_on_a_live_socket_refuses_to_start(tmp_path: Path) -> None:
+    """It would otherwise take the socket away from the worker already serving on it."""
+    with running_worker(tmp_path / "first") as first:
+        second = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "sandbox",
+                "--socket",
+                str(first.socket_path),
+                "--state-dir",
+                str(tmp_path / "second-state"),
+            ],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert second.returncode != 0 and "already listens" in second.stderr
+        assert first.status()["available"]  # the first still answers
