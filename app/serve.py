@@ -36,6 +36,9 @@ def start_sandbox_worker(settings: Settings, client_uid: int | None) -> subproce
     ]
     if client_uid is not None:
         command += ["--client-uid", str(client_uid)]
+    labs = settings.content_dir / "labs"
+    if settings.compile_cache_warm and labs.is_dir():
+        command += ["--warm-labs", str(labs)]
     return subprocess.Popen(
         command,
         env=env,

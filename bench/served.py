@@ -26,7 +26,15 @@ def served(
     server's unprivileged user can reach (`backprop serve` drops root for it)."""
     folder = Path(tempfile.mkdtemp(prefix="backprop-bench-"))
     folder.chmod(0o755)
-    env = {**os.environ, "DATA_DIR": str(folder / "data"), "PORT": str(port), **settings}
+    env = {
+        **os.environ,
+        "DATA_DIR": str(folder / "data"),
+        "PORT": str(port),
+        # Warming the compile cache would take the CPU the figures are about (a bench that
+        # wants it says so in `settings`).
+        "COMPILE_CACHE_WARM": "false",
+        **settings,
+    }
     server = subprocess.Popen(
         [sys.executable, "-m", "app.cli", "serve"],
         cwd=ROOT,

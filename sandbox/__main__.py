@@ -48,9 +48,21 @@ def main() -> None:
         help="stop (as on SIGTERM) once this process, our parent, has exited; for a parent "
         "that drops root after starting the worker, whose parent-death signal cannot reach it",
     )
+    parser.add_argument(
+        "--warm-labs",
+        type=Path,
+        default=None,
+        help="a folder of lab pages (content/labs): once ready, compile their samples into "
+        "the compile cache every run starts from (see sandbox/compile_cache.py)",
+    )
     args = parser.parse_args()
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
-    worker = Worker(cpu_slots=args.cpu_slots, max_queue=args.max_queue, state_dir=args.state_dir)
+    worker = Worker(
+        cpu_slots=args.cpu_slots,
+        max_queue=args.max_queue,
+        state_dir=args.state_dir,
+        labs_dir=args.warm_labs,
+    )
     asyncio.run(
         serve(
             args.socket,

@@ -57,6 +57,10 @@ class JailSpec:
     binds: list[list[str]]
     cuda: bool = False
     gpu_memory_fraction: float = 0.5
+    # The sealed compile cache (compile_cache.py), seen through an overlay; None: the run
+    # starts from an empty cache. With warm, it is the trusted step's own writable folder.
+    compile_cache: str | None = None
+    warm: bool = False
 
 
 def supervise(
@@ -148,7 +152,7 @@ def _init(
             signal.signal(signal.SIGINT, signal.default_int_handler)
             _become(spec.uid)
             _no_core_dumps()
-            user_code.set_environment(spec.threads)
+            user_code.set_environment(spec.threads, warm=spec.warm)
             seccomp.install()
             cpu = int(spec.cpu_seconds)
             resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 2))

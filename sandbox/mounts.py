@@ -9,6 +9,8 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from sandbox.compile_cache import JAIL_CACHE, JAIL_SCRATCH
+
 if TYPE_CHECKING:
     from sandbox.jail import JailSpec
 
@@ -58,6 +60,37 @@ def bind_readonly(source_path: str, target_path: str) -> None:
     mount(None, str(target), None, MS_BIND | MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV)
 
 
+def _mount_compile_cache(spec: JailSpec, root: str) -> None:
+    """The run's compile cache at JAIL_CACHE (see compile_cache.py): the sealed cache under
+    an upper layer of the run's own, the trusted step's folder itself, or an empty folder."""
+    target = root + JAIL_CACHE
+    os.mkdir(target)
+    if spec.compile_cache is None:
+        os.chown(target, spec.uid, spec.uid)
+        return
+    if spec.warm:
+        mount(spec.compile_cache, target, None, MS_BIND)
+        mount(None, target, None, MS_BIND | MS_REMOUNT | MS_NOSUID | MS_NODEV)
+        return
+    scratch = root + JAIL_SCRATCH
+    os.mkdir(scratch, 0o700)  # root's: the code reaches its layer only through the overlay
+    os.mkdir(f"{scratch}/upper")
+    os.mkdir(f"{scratch}/work")
+    os.chown(f"{scratch}/upper", spec.uid, spec.uid)  # the merged root is the upper's
+    # Each named through /proc/self/fd, so /proc/self/mountinfo shows none of the host's paths.
+    fds = [
+        os.open(path, os.O_PATH | os.O_DIRECTORY)
+        for path in (spec.compile_cache, f"{scratch}/upper", f"{scratch}/work")
+    ]
+    try:
+        lower, upper, work = (f"/proc/self/fd/{fd}" for fd in fds)
+        options = f"lowerdir={lower},upperdir={upper},workdir={work}"
+        mount("overlay", target, "overlay", MS_NOSUID | MS_NODEV, options)
+    finally:
+        for fd in fds:
+            os.close(fd)
+
+
 def build_root(spec: JailSpec) -> None:
     """Mount the jail's root on `spec.root_dir` and chroot into it."""
     root = spec.root_dir
@@ -67,6 +100,7 @@ def build_root(spec: JailSpec) -> None:
         os.makedirs(f"{root}/{name}", exist_ok=True)
     mount("proc", f"{root}/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
     mount("tmpfs", f"{root}/tmp", "tmpfs", MS_NOSUID | MS_NODEV, f"size={spec.tmp_mb}m,mode=1777")
+    _mount_compile_cache(spec, root)
     for source, target in spec.binds:
         if os.path.lexists(source):
             bind_readonly(source, root + target)

@@ -32,6 +32,10 @@ class Pool:
     first_uid: int  # slot n runs code as first_uid + n: pools never share a uid (worker.py)
     state_dir: Path
     zygote: Zygote | None = None
+    # The sealed compile cache runs start from (compile_cache.py), once warmed; and in words
+    # how that is going, for the status.
+    compile_cache: Path | None = None
+    cache_state: str = "off"
     free_slots: list[int] = field(default_factory=list)
     waiting: deque[tuple[asyncio.Future[int], Emit]] = field(default_factory=deque)
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)

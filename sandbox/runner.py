@@ -33,6 +33,8 @@ class RunContext:
     root_dir: str
     binds: list[list[str]]  # read-only paths: [as the zygote sees it, in the jail]
     cgroups: CgroupTree  # where the run's cgroup goes
+    compile_cache: str | None = None  # the sealed cache, or the warming step's own folder
+    warm: bool = False  # the trusted step warming the cache (compile_cache.py)
     stop_reason: StopReason | None = None  # set when the worker stops the run: why
     stopped: asyncio.Event = field(default_factory=asyncio.Event)
 
@@ -92,6 +94,8 @@ def _jail_spec(ctx: RunContext, cgroup: RunCgroup) -> JailSpec:
         binds=ctx.binds,
         cuda=ctx.backend == "cuda",
         gpu_memory_fraction=ctx.limits.gpu_memory_fraction,
+        compile_cache=ctx.compile_cache,
+        warm=ctx.warm,
     )
 
 

@@ -12,11 +12,14 @@ import os
 import sys
 import traceback
 
+from sandbox.compile_cache import JAIL_CACHE, WARM_ENV
+
 SAMPLE_FILENAME = "sample.py"
 
 
-def set_environment(threads: int) -> None:
-    """The whole environment the code sees: nothing of the worker's or the zygote's."""
+def set_environment(threads: int, warm: bool = False) -> None:
+    """The whole environment the code sees: nothing of the worker's or the zygote's.
+    `warm`: the trusted step filling the compile cache (compile_cache.py)."""
     os.environ.clear()
     os.environ.update(
         {
@@ -25,12 +28,16 @@ def set_environment(threads: int) -> None:
             "TMPDIR": "/tmp",
             "LANG": "C.UTF-8",
             "OMP_NUM_THREADS": str(threads),
-            "TORCHINDUCTOR_CACHE_DIR": "/tmp/.torchinductor",
-            "TRITON_CACHE_DIR": "/tmp/.triton",
+            "TORCHINDUCTOR_CACHE_DIR": f"{JAIL_CACHE}/inductor",
+            "TRITON_CACHE_DIR": f"{JAIL_CACHE}/triton",
+            # Read at import, so in the zygote's environment too (zygote_client.py).
+            "TORCHINDUCTOR_CPP_CACHE_PRECOMPILE_HEADERS": "0",
             "MPLCONFIGDIR": "/tmp/.matplotlib",
             "PYTHONDONTWRITEBYTECODE": "1",
         }
     )
+    if warm:
+        os.environ[WARM_ENV] = "1"
 
 
 def run(code: str, threads: int, cuda: bool, gpu_memory_fraction: float) -> int:

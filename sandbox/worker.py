@@ -17,7 +17,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from sandbox import cgroups, host, neutral
+from sandbox import cgroups, compile_cache, host, neutral, warming
 from sandbox.pool import Pool
 from sandbox.protocol import (
     Backend,
@@ -52,7 +52,9 @@ def default_state_dir() -> Path:
 class Worker:
     """Holds the pools, says what it can do, and runs requests."""
 
-    def __init__(self, *, cpu_slots: int, max_queue: int, state_dir: Path) -> None:
+    def __init__(
+        self, *, cpu_slots: int, max_queue: int, state_dir: Path, labs_dir: Path | None = None
+    ) -> None:
         self.problem = host.isolation_problem()  # why this host cannot run code at all
         self.failure: str | None = None  # why start-up failed, in words for the client
         self.warming = "waiting to begin"  # what start() is doing, while it is
@@ -66,6 +68,9 @@ class Worker:
         self.cpu_slots = cpu_slots
         self.pools: dict[str, Pool] = {}
         self.cgroups: cgroups.CgroupTree | None = None
+        # Lab pages whose samples the trusted step compiles once ready (compile_cache.py).
+        self.labs_dir = labs_dir
+        self.warming_task: asyncio.Task[None] | None = None
         if self.problem is None:
             self.problem = self._prepare()
         if self.problem is None:
@@ -102,6 +107,8 @@ class Worker:
 
     def close(self) -> None:
         """Kill and remove whatever run is left (the worker is stopping)."""
+        if self.warming_task is not None:
+            self.warming_task.cancel()
         if self.cgroups is not None:
             self.cgroups.sweep()
             self.cgroups.discard()
@@ -118,6 +125,28 @@ class Worker:
             self.failure = f"The sandbox could not start: {exc}"
         finally:
             self.ready.set()
+        if self.labs_dir is not None and not self.failure:
+            self.warming_task = asyncio.create_task(self._warm_compile_caches(self.labs_dir))
+
+    async def _warm_compile_caches(self, labs_dir: Path) -> None:
+        """Fill each backend's compile cache from the labs' own code, one backend after the
+        other. A failure leaves runs on an empty cache, as without one: slower, no worse."""
+        try:
+            programs = await asyncio.to_thread(compile_cache.lab_programs, labs_dir)
+        except OSError as exc:
+            log.error("compile cache: cannot read the labs in %s: %s", labs_dir, exc)
+            return
+        for pool in list(self.pools.values()):
+            try:
+                await warming.warm(pool, programs, self.state_dir, self._execute_warming)
+            except OSError as exc:
+                log.exception("compile cache (%s) not warmed", pool.backend)
+                pool.cache_state = f"off: {exc}"
+
+    async def _execute_warming(
+        self, pool: Pool, request: RunRequest, folder: Path, emit: Emit
+    ) -> RunResult:
+        return await self._execute(pool, request, emit, [], warm_into=folder)
 
     async def _warm_up(self) -> None:
         self.warming = "loading PyTorch"
@@ -152,6 +181,7 @@ class Worker:
             devices={name: pool.device for name, pool in self.pools.items()},
             detail=detail,
             queue={name: len(pool.waiting) for name, pool in self.pools.items()},
+            compile_cache={name: pool.cache_state for name, pool in self.pools.items()},
         )
 
     def status_message(self) -> dict[str, Any]:
@@ -181,13 +211,29 @@ class Worker:
         if pool.full():
             await emit(Busy(retry_after=BUSY_RETRY_SECONDS))
             return refuse(Verdict.REJECTED, "The queue is full; try again in a few seconds.")
+        return await self._execute(pool, request, emit, contexts)
+
+    async def _execute(
+        self,
+        pool: Pool,
+        request: RunRequest,
+        emit: Emit,
+        contexts: list[RunContext],
+        warm_into: Path | None = None,
+    ) -> RunResult:
+        """Run `request` in `pool` once a slot is free; `warm_into`: a warming run, with that
+        folder as its writable compile cache."""
+
+        def refuse(verdict: Verdict, detail: str) -> RunResult:
+            return RunResult.refused(request.id, verdict, detail, backend=request.backend.value)
+
         slot = await pool.acquire(emit)
         try:
             try:
                 zygote = await pool.ensure_zygote()
             except ZygoteDied as exc:
                 return refuse(Verdict.INTERNAL_ERROR, f"The sandbox could not start: {exc}")
-            ctx = self._context(request, pool, slot)
+            ctx = self._context(request, pool, slot, warm_into)
             contexts.append(ctx)
             result = await execute(ctx, zygote, emit)
             if result.verdict is Verdict.INTERNAL_ERROR and not zygote.alive():
@@ -196,8 +242,11 @@ class Worker:
         finally:
             pool.release(slot)
 
-    def _context(self, request: RunRequest, pool: Pool, slot: int) -> RunContext:
+    def _context(
+        self, request: RunRequest, pool: Pool, slot: int, warm_into: Path | None
+    ) -> RunContext:
         assert self.cgroups is not None  # no pool without them
+        cache = warm_into or pool.compile_cache
         return RunContext(
             run_id=request.id,
             code=request.code,
@@ -208,4 +257,6 @@ class Worker:
             root_dir=str(self.root_dir),
             binds=self.binds,
             cgroups=self.cgroups,
+            compile_cache=str(cache) if cache else None,
+            warm=warm_into is not None,
         )

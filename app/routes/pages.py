@@ -113,3 +113,13 @@ async def item_detail(
         "lab": lab,
     }
     return render(request, "items/detail.html", {**context, **view.context()})
+
+
+@router.get("/items/{slug}/measurements")
+async def lab_measurements(
+    request: Request, slug: str, identity: IdentityDep, engine: EngineDep
+) -> HTMLResponse:
+    """A lab's kept measurements alone: what its page swaps in when a run of it ends, so a
+    new result shows at once. Not a visit."""
+    page, _view, lab = open_item(engine, identity, slug=slug, record=False)
+    return render(request, "items/_lab.html", {"item": page.item, "lab": lab})

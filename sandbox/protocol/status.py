@@ -25,6 +25,8 @@ class WorkerStatus:
     devices: dict[str, str]  # backend → device name
     detail: str  # plain words: "ready", or why not
     queue: dict[str, int] = field(default_factory=dict)  # runs waiting per backend
+    # backend → its compile cache in words: "off", "warming: 3 of 10 labs compiled", "ready: …"
+    compile_cache: dict[str, str] = field(default_factory=dict)
     protocol: int = PROTOCOL_VERSION
     # Whether it runs code now. Derived from `state`, never passed: a field (not a property)
     # so that every serialisation of the status, the app's health included, carries it.
@@ -51,6 +53,9 @@ class WorkerStatus:
                 devices={str(k): str(v) for k, v in (data.get("devices") or {}).items()},
                 detail=str(data.get("detail", "")),
                 queue={str(k): int(v) for k, v in (data.get("queue") or {}).items()},
+                compile_cache={
+                    str(k): str(v) for k, v in (data.get("compile_cache") or {}).items()
+                },
                 protocol=int(data.get("protocol", 0)),
             )
         except (KeyError, TypeError, AttributeError) as exc:

@@ -121,6 +121,16 @@
       if (result.detail) verdict.append(el("p", { className: "verdict-detail", textContent: result.detail }));
       state.textContent = `${title}.`;
       if (!stream.childNodes.length) append("(no output)", "quiet");
+      if (result.verdict === "ok") refreshMeasurements();
+    }
+
+    // A lab's page keeps its measurements above the code: a run of the unedited lab has
+    // just been recorded (before its result was sent), so fetch them again.
+    function refreshMeasurements() {
+      const section = document.querySelector(".lab-results");
+      if (!section || !window.htmx) return;
+      const url = `${window.location.pathname.replace(/\/$/, "")}/measurements`;
+      htmx.ajax("GET", url, { target: ".lab-results", select: ".lab-results", swap: "outerHTML" });
     }
 
     function fail(message) {

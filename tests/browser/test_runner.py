@@ -71,3 +71,25 @@ def test_sample_that_cannot_run_here_says_why_and_points_to_its_variant(page: Pa
     variant.get_by_role("button", name="Run").click()
     expect(variant.locator(".verdict")).to_have_text("Finished", timeout=60_000)
     screenshot(page, "run-variant")
+
+
+def test_running_a_lab_streams_its_progress_and_keeps_its_result_in_the_chart(page: Page) -> None:
+    page.goto("/items/lab-elementwise-chain")
+    results = page.locator("section.lab-results")
+    expect(results).to_be_visible()
+    kept = results.locator("tbody tr").count()
+    figure = page.locator("figure.sample").first
+    figure.get_by_role("button", name="Run").click()
+    stream = figure.locator(".run-stream")
+    expect(stream).to_contain_text("compiling (first call)", timeout=60_000)
+    expect(figure.locator(".verdict")).to_have_text("Finished", timeout=170_000)
+    expect(stream).to_contain_text("timing compiled, round 5/5")
+    # The run of the unedited lab was kept: the measurements above it are fetched again.
+    expect(results.locator("tbody tr")).to_have_count(kept + 1, timeout=10_000)
+    chart = results.locator("figure.lab-chart svg")
+    expect(chart).to_be_visible()
+    expect(chart.locator("rect.bar-eager")).to_have_count(kept + 1)
+    expect(chart.locator("rect.bar-compiled")).to_have_count(kept + 1)
+    expect(results.locator(".lab-verdict")).not_to_be_empty()
+    results.scroll_into_view_if_needed()
+    screenshot(page, "lab-chart")

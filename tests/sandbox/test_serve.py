@@ -56,7 +56,13 @@ def served() -> Iterator[tuple[subprocess.Popen[bytes], str, Path]]:
     base_dir = Path(tempfile.mkdtemp(prefix="backprop-serve-"))
     base_dir.chmod(0o755)
     data = base_dir / "data"
-    env = {**os.environ, "DATA_DIR": str(data), "PORT": str(port), "SECRET_KEY": "serve-test"}
+    env = {
+        **os.environ,
+        "DATA_DIR": str(data),
+        "PORT": str(port),
+        "SECRET_KEY": "serve-test",
+        "COMPILE_CACHE_WARM": "false",  # minutes of background CPU the tests do not need
+    }
     process = subprocess.Popen(
         [sys.executable, "-m", "app.cli", "serve"],
         cwd=PROJECT_ROOT,

@@ -31,6 +31,7 @@ from .timing import RoundTimer, method_text, synchronize
 from .verdict import decide, speedup_of
 
 CPU = torch.device("cpu")
+WARM_ENV = "BACKPROP_LAB_WARM"  # set by the sandbox for the runs that warm its compile cache
 
 
 def say(line: str) -> None:
@@ -88,6 +89,10 @@ def compare(
         raise ValueError("need rounds >= 1, warmup >= 0 and min_run_time > 0")
     if tolerance is not None and not tolerance >= 0.0:
         raise ValueError(f"tolerance must be >= 0 (or float('inf') to skip), not {tolerance}")
+    if os.environ.get(WARM_ENV) == "1":
+        # The sandbox's trusted step filling its compile cache (sandbox/compile_cache.py):
+        # the same graphs get compiled; one short round is timed, nothing is kept.
+        rounds, warmup, min_run_time = 1, 0, min(min_run_time, 0.05)
     dev = _resolve_device(fn, inputs, device)
     if dev is not None and device is not None:
         inputs = tuple(map_tensors(list(inputs), lambda t: t.to(dev)))

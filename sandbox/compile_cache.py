@@ -1,0 +1,84 @@
+"""The torch.compile cache every run starts from, and the trusted step that fills it.
+
+Compiling a lab from nothing takes 8-60 s on a CPU; loading the same graphs from inductor's
+on-disk cache takes well under a second. So when the worker starts it runs each lab's own
+code (read from the content folder, never from a client) once per backend, in an ordinary
+jail whose cache folder is a writable bind of `<state>/compile-cache/<backend>`. Then it
+seals the folder (root's, never written again while this worker lives) and every later run
+sees it through an overlay: the sealed folder as the read-only lower layer, an upper layer
+in the run's own /tmp. A run may change, add or delete anything in its cache; all of it goes
+to its upper layer and dies with it. No run can write to what the next one loads.
+
+Warming runs set BACKPROP_LAB_WARM=1, which makes the harness compile and check each case
+but time only one short round (backprop_lab/compare.py): what is cached is the same graphs.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+
+# Where a jail sees its cache; inductor's and Triton's cache folders lie under it.
+JAIL_CACHE = "/tmp/.compile-cache"
+# Root's, mode 0700, in the jail's /tmp: the overlay's upper and work folders for the run.
+JAIL_SCRATCH = "/tmp/.compile-scratch"
+WARM_ENV = "BACKPROP_LAB_WARM"
+
+# A python fence at the start of a line, as the content importer reads them.
+_FENCE = re.compile(r"^```python([^\n]*)\n(.*?)^```[ \t]*$", re.MULTILINE | re.DOTALL)
+_REQUIRES = re.compile(r"requires=([\w,]+)")
+
+
+@dataclass(frozen=True)
+class WarmProgram:
+    """One lab sample the trusted step compiles."""
+
+    name: str  # the lab file and the sample's index in it, for the log
+    code: str
+    requires: frozenset[str]  # the fence's requires= (e.g. cuda)
+
+    def runs_on(self, backend: str) -> bool:
+        return "cuda" not in self.requires or backend == "cuda"
+
+
+def lab_programs(labs_dir: Path) -> list[WarmProgram]:
+    """Every python sample of every lab page in `labs_dir`, in file order. Samples that need
+    the network are left out (no jail has one)."""
+    programs = []
+    for path in sorted(labs_dir.glob("*.md")):
+        text = path.read_text(encoding="utf-8")
+        for index, match in enumerate(_FENCE.finditer(text)):
+            found = _REQUIRES.search(match.group(1))
+            requires = frozenset(found.group(1).split(",")) if found else frozenset()
+            if "network" in requires:
+                continue
+            code = match.group(2).removesuffix("\n")  # as the importer stores it
+            programs.append(WarmProgram(f"{path.name}#{index}", code, requires))
+    return programs
+
+
+def fresh_folder(state_dir: Path, backend: str) -> Path:
+    """An empty folder for `backend`'s cache, whatever an earlier life of the worker left
+    (its runs are dead: they die with their worker)."""
+    folder = state_dir / "compile-cache" / backend
+    if folder.exists():
+        shutil.rmtree(folder)
+    folder.mkdir(mode=0o755, parents=True)
+    return folder
+
+
+def seal(folder: Path) -> None:
+    """Make the warmed folder root's, and every entry in it open to all through the overlay:
+    a run's uid must be able to copy entries up into its own layer (to write next to them)
+    whichever slot warmed them. Nothing reaches this folder but the overlay's lower layer,
+    which the kernel never writes."""
+    for path in [folder, *folder.rglob("*")]:
+        if path.is_symlink():
+            os.lchown(path, 0, 0)
+            continue
+        os.chown(path, 0, 0)
+        mode = path.stat().st_mode & 0o777
+        path.chmod(0o777 if path.is_dir() else mode | 0o666)

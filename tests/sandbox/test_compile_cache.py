@@ -1,0 +1,144 @@
+"""The compile cache runs start from: what the trusted step compiles, how the folder is
+sealed, and (with a real worker) that a run tampering with its cache changes nothing that a
+later run loads."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import time
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import Engine
+from sqlmodel import Session, select
+
+from app.models import CodeSample, Item
+from sandbox.compile_cache import lab_programs, seal
+from tests.support.paths import CONTENT_DIR
+from tests.support.sandbox_worker import needs_isolation, running_worker
+
+# A lab small enough to compile in a few seconds: the harness, one fused elementwise chain.
+TINY_LAB = """\
+---
+title: tiny
+---
+
+```python
+import torch
+from backprop_lab import compare
+
+compare(lambda x: (x.sin() * 2 + 1).relu(), torch.randn(64, 64), label="tiny", rounds=2,
+        min_run_time=0.01)
+```
+"""
+
+# Rewrites every file of its cache: Python modules raise on import, everything else is
+# emptied; then reports how many files it changed and whether it can see the host's folder.
+TAMPER = """\
+import os
+changed = 0
+for folder, _, files in os.walk("/tmp/.compile-cache"):
+    for name in files:
+        path = os.path.join(folder, name)
+        with open(path, "w") as f:
+            if name.endswith(".py"):
+                f.write("raise SystemExit('TAMPERED')\\n")
+        changed += 1
+print("changed", changed)
+print("mounts", open("/proc/self/mountinfo").read())
+"""
+
+
+def _result_line(result: dict[str, Any]) -> dict[str, Any]:
+    out = "".join(event.get("data", "") for event in result["events"])
+    assert "TAMPERED" not in out, out
+    found = re.search(r"^BACKPROP_LAB_RESULT (\{.*\})$", out, re.MULTILINE)
+    assert found, out
+    line: dict[str, Any] = json.loads(found.group(1))
+    return line
+
+
+def _digests(folder: Path) -> dict[str, str]:
+    return {
+        str(path.relative_to(folder)): hashlib.sha256(path.read_bytes()).hexdigest()
+        for path in folder.rglob("*")
+        if path.is_file()
+    }
+
+
+def test_the_trusted_step_compiles_exactly_the_labs_samples(engine: Engine) -> None:
+    programs = lab_programs(CONTENT_DIR / "labs")
+    with Session(engine) as session:
+        stored = session.exec(
+            select(CodeSample.code)
+            .join(Item)
+            .where(Item.deck_slug == "labs")
+            .order_by(Item.number, CodeSample.index)
+        ).all()
+    assert [p.code for p in programs] == list(stored)
+    assert len(programs) == 10
+
+
+def test_a_lab_that_needs_a_gpu_or_the_network_is_warmed_where_it_can_run(tmp_path: Path) -> None:
+    (tmp_path / "a.md").write_text(
+        "```python requires=cuda\nprint(1)\n```\n\n```python requires=network\nprint(2)\n```\n"
+        "```text\nnot code\n```\n"
+    )
+    (programs,) = lab_programs(tmp_path)
+    assert programs.code == "print(1)"
+    assert not programs.runs_on("cpu") and programs.runs_on("cuda")
+
+
+def test_sealing_makes_the_folder_roots_and_follows_no_link(tmp_path: Path) -> None:
+    folder = tmp_path / "cache"
+    (folder / "inductor" / "ab").mkdir(parents=True)
+    module = folder / "inductor" / "ab" / "graph.py"
+    module.write_text("x = 1\n")
+    module.chmod(0o640)
+    outside = tmp_path / "outside"
+    outside.write_text("secret")
+    outside.chmod(0o600)
+    (folder / "link").symlink_to(outside)
+    if os.geteuid() == 0:
+        os.chown(module, 61000, 61000)
+    seal(folder)
+    assert module.stat().st_mode & 0o777 == 0o666
+    assert (folder / "inductor").stat().st_mode & 0o777 == 0o777
+    assert outside.stat().st_mode & 0o777 == 0o600, "a link's target is left alone"
+    if os.geteuid() == 0:
+        assert module.stat().st_uid == 0
+
+
+@needs_isolation
+def test_a_run_that_tampers_with_the_cache_affects_no_later_run(tmp_path: Path) -> None:
+    labs = tmp_path / "labs"
+    labs.mkdir()
+    (labs / "01-tiny.md").write_text(TINY_LAB)
+    (code,) = [p.code for p in lab_programs(labs)]
+    with running_worker(tmp_path / "worker", "--warm-labs", str(labs)) as worker:
+        deadline = time.monotonic() + 240
+        while not worker.status()["compile_cache"]["cpu"].startswith("ready"):
+            assert time.monotonic() < deadline, worker.status()
+            time.sleep(0.5)
+        assert worker.status()["compile_cache"]["cpu"] == "ready: 1 of 1 labs compiled"
+
+        first = _result_line(worker.run(code))
+        assert first["receipt"]["compile_cache"] == "warm", first["receipt"]
+
+        assert worker.state_dir is not None
+        sealed = worker.state_dir / "compile-cache" / "cpu"
+        before = _digests(sealed)
+        tamper = worker.run(TAMPER)
+        out = "".join(event.get("data", "") for event in tamper["events"])
+        assert tamper["verdict"] == "ok", out
+        changed = int(re.search(r"changed (\d+)", out).group(1))  # type: ignore[union-attr]
+        assert changed > 0, "the run saw the cache and rewrote it (in its own layer)"
+        assert str(tmp_path) not in out, "the cache's host folder is not named to the run"
+
+        assert _digests(sealed) == before, "the sealed folder is unchanged, byte for byte"
+        after = _result_line(worker.run(code))
+        assert after["receipt"]["compile_cache"] == "warm", after["receipt"]
+        assert after["correct"] is True
