@@ -132,7 +132,12 @@ class UnknownPrompt(InvalidInput):
 
 
 class AccountError(InvalidInput):
-    """A sign-up, sign-in or password change that cannot be done as asked."""
+    """A sign-up, sign-in or password change that cannot be done as asked. `field` names the
+    form field that was wrong, when one was: a form focuses it and keeps the others."""
+
+    def __init__(self, message: str, *, field: str | None = None) -> None:
+        super().__init__(message, extra={"field": field} if field else None)
+        self.field = field
 
 
 class Unauthenticated(DomainError):

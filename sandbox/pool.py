@@ -5,6 +5,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import math
+import statistics
 import time
 from collections import deque
 from dataclasses import dataclass, field
@@ -19,6 +21,7 @@ log = logging.getLogger("sandbox")
 # nothing a long life accumulates in it (memory, caches) is inherited by runs for ever.
 ZYGOTE_MAX_RUNS = 500
 ZYGOTE_MAX_AGE_SECONDS = 3600
+RECENT_RUNS = 20  # runs a queue estimate is made from
 
 
 @dataclass
@@ -38,6 +41,8 @@ class Pool:
     cache_state: str = "off"
     free_slots: list[int] = field(default_factory=list)
     waiting: deque[tuple[asyncio.Future[int], Emit]] = field(default_factory=deque)
+    # How long the last runs held a slot: what a waiting run's estimate is made from.
+    recent_seconds: deque[float] = field(default_factory=lambda: deque(maxlen=RECENT_RUNS))
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
 
     def __post_init__(self) -> None:
@@ -99,12 +104,24 @@ class Pool:
                 return
         self.free_slots.append(slot)
 
+    def ran_for(self, seconds: float) -> None:
+        """A run held a slot this long."""
+        self.recent_seconds.append(seconds)
+
+    def estimate(self, position: int) -> float | None:
+        """About how long until the run at `position` starts: the runs ahead of it, and the
+        ones running now, each taking the median of recent runs, `slots` at a time."""
+        if not self.recent_seconds:
+            return None
+        typical = statistics.median(self.recent_seconds)
+        return round(max(1.0, math.ceil(position / self.slots) * typical), 1)
+
     async def _announce(self) -> None:
-        """Tell every waiting run its place (1 is next)."""
+        """Tell every waiting run its place (1 is next) and about how long it will wait."""
         for position, (future, emit) in enumerate(list(self.waiting), start=1):
             if not future.done():
                 with contextlib.suppress(ConnectionError):
-                    await emit(Queued(position))
+                    await emit(Queued(position, self.estimate(position)))
 
 
 def _worn(zygote: Zygote) -> bool:

@@ -14,6 +14,7 @@ import asyncio
 import logging
 import os
 import tempfile
+import time
 from pathlib import Path
 from typing import Any
 
@@ -235,7 +236,10 @@ class Worker:
                 return refuse(Verdict.INTERNAL_ERROR, f"The sandbox could not start: {exc}")
             ctx = self._context(request, pool, slot, warm_into)
             contexts.append(ctx)
+            started = time.monotonic()
             result = await execute(ctx, zygote, emit)
+            if warm_into is None:
+                pool.ran_for(time.monotonic() - started)
             if result.verdict is Verdict.INTERNAL_ERROR and not zygote.alive():
                 pool.zygote = None  # replaced on the next run
             return result

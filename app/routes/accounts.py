@@ -71,10 +71,25 @@ def _signed_in(
 
 
 def _form_again(
-    request: Request, page: str, exc: DomainError, *, next: str, username: str
+    request: Request,
+    page: str,
+    exc: DomainError,
+    *,
+    next: str,
+    username: str,
+    password: str | None = None,
 ) -> Response:
-    """The form once more, with what went wrong and the username kept (never the password)."""
-    context = {"next": next, "error": exc.message, "username": username}
+    """The form once more, with what went wrong, the wrong field focused and the rest kept.
+    A password is sent back only when it was right and the username was not (a sign-up with
+    a taken name): the answer is never stored (Cache-Control: no-store)."""
+    field = getattr(exc, "field", None)
+    context = {
+        "next": next,
+        "error": exc.message,
+        "error_field": field,
+        "username": username,
+        "password": password if field == "username" else None,
+    }
     return render(request, page, context, status_code=exc.status, headers=exc.headers)
 
 
@@ -106,7 +121,14 @@ async def signup(
         )
     except DomainError as exc:
         session.rollback()
-        return _form_again(request, "accounts/signup.html", exc, next=target, username=username)
+        return _form_again(
+            request,
+            "accounts/signup.html",
+            exc,
+            next=target,
+            username=username,
+            password=password,
+        )
     return _signed_in(request, session, identity, user, settings, target)
 
 
@@ -148,7 +170,7 @@ async def signout(session: SessionDep, identity: IdentityDep) -> Response:
     if identity.session_token:
         accounts.end_session(session, identity.session_token)
         session.commit()
-    response = RedirectResponse("/", status_code=303)
+    response = RedirectResponse("/?done=signed-out", status_code=303)
     response.delete_cookie(SESSION_COOKIE, path="/")
     return response
 
@@ -223,6 +245,6 @@ async def delete_account(
     except DomainError as exc:
         return _account_page(request, user, error=exc)
     session.commit()
-    response = RedirectResponse("/?deleted=1", status_code=303)
+    response = RedirectResponse("/?done=deleted", status_code=303)
     response.delete_cookie(SESSION_COOKIE, path="/")
     return response

@@ -8,9 +8,17 @@ from urllib.parse import urlencode
 from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import HTMLResponse
 
-from app.deps import ConnectionDep, EngineDep, IdentityDep, RunQueueDep, count_due, identify
+from app.deps import (
+    ConnectionDep,
+    EngineDep,
+    IdentityDep,
+    LearnerDep,
+    RunQueueDep,
+    count_due,
+    identify,
+)
 from app.domain import InvalidFilter
-from app.services import content_cache, items, search
+from app.services import content_cache, dashboard, items, search
 from app.services.items import ItemFilter
 from app.services.progress import STATUS_LABELS, Status
 from app.services.visits import open_item, standing
@@ -31,11 +39,26 @@ PROGRESS_FILTERS = {
 # await (the run queue's status) are therefore resolved before any connection is opened.
 
 
+# What the home page confirms after a redirect to it (/?done=signed-out).
+DONE_MESSAGES = {
+    "signed-out": "You are signed out. Your progress stays with your account.",
+    "deleted": "Your account and everything recorded with it have been deleted.",
+}
+
+
 @router.api_route("/", methods=["GET", "HEAD"])
-async def home(request: Request, connection: ConnectionDep) -> HTMLResponse:
-    """What Backprop offers and the decks to start from."""
+async def home(
+    request: Request,
+    connection: ConnectionDep,
+    learner: LearnerDep,
+    done: Annotated[str | None, Query(max_length=32)] = None,
+) -> HTMLResponse:
+    """What Backprop offers and the decks to start from; for a returning learner, first
+    where to go on, what is due for review and their streak."""
     catalogue = content_cache.snapshot(connection).catalogue
-    return render(request, "home.html", {"catalogue": catalogue})
+    board = dashboard.dashboard(learner, catalogue) if learner is not None else None
+    context = {"catalogue": catalogue, "board": board, "done": DONE_MESSAGES.get(done or "")}
+    return render(request, "home.html", context)
 
 
 def _blank_is_none(value: str | None) -> str | None:

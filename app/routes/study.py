@@ -47,6 +47,16 @@ async def bookmark(
     return _answer(request, scope, item, "items/_status.html")
 
 
+@router.post("/items/{slug}/visit")
+async def first_visit(request: Request, slug: str, scope: WriterDep) -> Response:
+    """Record the visit of a browser on its first request. Its page asks for this once the
+    browser holds the cookies that page set: the page's own request could not know whether
+    they would be kept (a client that never keeps them, or runs no script, leaves nothing)."""
+    item = _item(scope, slug)
+    study.record_visit(scope, item)
+    return _answer(request, scope, item, "items/_status.html")
+
+
 @router.post("/items/{slug}/checks")
 async def check(
     request: Request,

@@ -14,6 +14,9 @@ class ErrorBody(BaseModel):
 
     detail: str | list[dict[str, Any]]
     verdict: str | None = Field(None, description="`rejected`, for code that will never run.")
+    field: str | None = Field(
+        None, description="The field to fix, when one was wrong (sign-up: `username`, `password`)."
+    )
 
 
 ERROR_MEANINGS = {

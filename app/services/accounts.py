@@ -47,7 +47,8 @@ def check_username(username: str) -> str:
     if not USERNAME_PATTERN.fullmatch(name):
         raise AccountError(
             "A username is 3 to 40 letters, digits, '.', '_' or '-', starting with a letter "
-            "or digit."
+            "or digit.",
+            field="username",
         )
     return name
 
@@ -56,8 +57,7 @@ def create_user(session: Session, *, username: str, password: str) -> User:
     """A new account (not yet committed); AccountError when the name is taken or invalid."""
     name = check_username(username)
     passwords.check_new(password, username=name)
-    if session.exec(select(User).where(User.username == name)).first() is not None:
-        raise AccountError(f"The username '{name}' is taken; choose another.")
+    _check_free(session, name)  # again: another request may have taken it meanwhile
     user = User(username=name, password_hash=passwords.hash_password(password))
     session.add(user)
     session.flush()
@@ -106,10 +106,20 @@ async def sign_up(
     password: str,
     client: str,
 ) -> User:
-    """The sign-up policy, for the form and the API alike: new accounts counted per client,
-    then the account created (not committed)."""
+    """The sign-up policy, for the form and the API alike: what can be checked without
+    hashing is checked first and costs nothing (a typo in a classroom behind one address
+    should not lock it out); an attempt that reaches the password hash counts toward the
+    sign-ups allowed per client. Then the account is created (not committed)."""
+    name = check_username(username)
+    passwords.check_new(password, username=name)
+    _check_free(session, name)
     guards.limits.sign_up_per_client.hit(client)
     return await guards.checks.run(create_user, session, username=username, password=password)
+
+
+def _check_free(session: Session, name: str) -> None:
+    if session.exec(select(User).where(User.username == name)).first() is not None:
+        raise AccountError(f"The username '{name}' is taken; choose another.", field="username")
 
 
 async def change_password(

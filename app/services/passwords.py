@@ -55,14 +55,19 @@ def _common_passwords() -> frozenset[str]:
 def check_new(password: str, *, username: str = "") -> None:
     """Length 8 or more, no composition rules; common and guessable passwords are refused."""
     if len(password) < MIN_PASSWORD_LENGTH:
-        raise AccountError(f"Use at least {MIN_PASSWORD_LENGTH} characters for the password.")
+        raise AccountError(
+            f"Use at least {MIN_PASSWORD_LENGTH} characters for the password.", field="password"
+        )
     if len(password) > MAX_PASSWORD_LENGTH:
-        raise AccountError(f"Use at most {MAX_PASSWORD_LENGTH} characters for the password.")
+        raise AccountError(
+            f"Use at most {MAX_PASSWORD_LENGTH} characters for the password.", field="password"
+        )
     lowered = password.lower()
     if lowered in _common_passwords() or (username and username in lowered):
         raise AccountError(
             "That password is too easy to guess: it is one of the most common passwords or "
-            "holds your username. A few unrelated words make a strong one."
+            "holds your username. A few unrelated words make a strong one.",
+            field="password",
         )
 
 

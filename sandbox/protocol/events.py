@@ -12,9 +12,12 @@ from sandbox.protocol.runs import RunResult
 
 @dataclass(frozen=True)
 class Queued:
-    """Waiting for a slot; position 1 means next. Sent again whenever it changes."""
+    """Waiting for a slot; position 1 means next. Sent again whenever it changes.
+    `estimate_seconds`: about how long until it starts, from how long this backend's recent
+    runs took (None until it has seen some)."""
 
     position: int
+    estimate_seconds: float | None = None
     type: Literal["queued"] = "queued"
 
 
@@ -75,7 +78,8 @@ def event_from_json(data: dict[str, Any]) -> Event:
         if kind in ("stdout", "stderr"):
             return Output(kind, str(data["data"]))
         if kind == "queued":
-            return Queued(int(data["position"]))
+            estimate = data.get("estimate_seconds")
+            return Queued(int(data["position"]), None if estimate is None else float(estimate))
         if kind == "started":
             return Started(str(data["backend"]), str(data["device"]))
         if kind == "busy":

@@ -76,7 +76,10 @@
     const pickerLabel = el("label", { className: "backend-label", htmlFor: pickerId, textContent: "on" });
     const state = el("span", { className: "run-state" });
     state.setAttribute("role", "status");
-    const toolbar = el("div", { className: "run-toolbar" }, [runButton, cancelButton, resetButton, pickerLabel, picker, state]);
+    // Ticks ten times a second: kept out of the status region, which announces changes.
+    const clock = el("span", { className: "run-clock" });
+    clock.setAttribute("aria-hidden", "true");
+    const toolbar = el("div", { className: "run-toolbar" }, [runButton, cancelButton, resetButton, pickerLabel, picker, state, clock]);
 
     const note = explain(figure);
     const noteEl = el("p", { className: "run-note", textContent: note, hidden: !note });
@@ -94,6 +97,19 @@
     });
     figure.backpropEditor = editor; // the Copy button copies the current code
 
+    let ticking = null;
+    function startClock(prefix) {
+      stopClock();
+      const began = performance.now();
+      const tick = () => { clock.textContent = `${prefix}${((performance.now() - began) / 1000).toFixed(1)} s`; };
+      tick();
+      ticking = setInterval(tick, 100);
+    }
+    function stopClock() {
+      if (ticking) clearInterval(ticking);
+      ticking = null;
+    }
+
     function busy(on) {
       runButton.disabled = on;
       cancelButton.disabled = !on;
@@ -107,6 +123,7 @@
 
     function finish(result) {
       busy(false);
+      stopClock();
       if (run && run.source) run.source.close();
       run = null;
       const title = VERDICTS[result.verdict] || result.verdict;
@@ -135,6 +152,8 @@
 
     function fail(message) {
       busy(false);
+      stopClock();
+      clock.textContent = "";
       run = null;
       verdict.replaceChildren(el("span", { className: "verdict verdict-rejected", textContent: "Not run" }),
         el("p", { className: "verdict-detail", textContent: message }));
@@ -148,6 +167,7 @@
       verdict.replaceChildren();
       busy(true);
       state.textContent = "Sending…";
+      startClock("waiting ");
       let response;
       try {
         response = await fetch("/api/runs", {
@@ -170,12 +190,15 @@
       state.textContent = "Queued…";
       const source = run.source;
       source.addEventListener("queued", (e) => {
-        const { position } = JSON.parse(e.data);
-        state.textContent = position === 1 ? "Waiting: next in line…" : `Waiting: ${position} in line…`;
+        const { position, estimate_seconds: estimate } = JSON.parse(e.data);
+        const place = position === 1 ? "next in line" : `${position} in line`;
+        const wait = estimate ? `, starts in about ${Math.ceil(estimate)} s` : "";
+        state.textContent = `Waiting: ${place}${wait}…`;
       });
       source.addEventListener("started", (e) => {
         const { backend, device } = JSON.parse(e.data);
         state.textContent = `Running on ${backend.toUpperCase()}${device ? " (" + device + ")" : ""}…`;
+        startClock("");
       });
       source.addEventListener("stdout", (e) => append(JSON.parse(e.data).data, "out"));
       source.addEventListener("stderr", (e) => append(JSON.parse(e.data).data, "err"));

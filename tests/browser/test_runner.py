@@ -46,7 +46,7 @@ def test_edit_then_ctrl_enter_runs_the_edited_code_and_reset_restores_it(page: P
     expect(editor).not_to_be_focused()
 
 
-def test_cancel_stops_a_long_run(page: Page) -> None:
+def test_cancel_stops_a_long_run_whose_clock_was_running(page: Page) -> None:
     page.goto("/items/dropout")
     figure = page.locator("figure.sample").first
     figure.locator(".cm-content").click()
@@ -54,6 +54,9 @@ def test_cancel_stops_a_long_run(page: Page) -> None:
     page.keyboard.type("import time\nprint('working', flush=True)\ntime.sleep(60)\n")
     figure.get_by_role("button", name="Run").click()
     expect(figure.locator(".run-stream")).to_contain_text("working", timeout=30_000)
+    clock = figure.locator(".run-clock")
+    expect(clock).to_have_text(re.compile(r"^\d+\.\d s$"))
+    expect(clock).to_have_text(re.compile(r"^[1-9]\d*\.\d s$"), timeout=5_000)  # it ticks
     figure.get_by_role("button", name="Cancel").click()
     expect(figure.locator(".verdict")).to_have_text("Stopped", timeout=15_000)
     expect(figure.locator(".verdict-detail")).to_have_text("Cancelled.")

@@ -3,6 +3,7 @@ changes, export and deletion."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -63,6 +64,43 @@ def test_sign_up_refuses_bad_names_and_weak_passwords_with_a_reason(
     assert rows(db_path, User) == 0
 
 
+def test_a_sign_up_error_focuses_the_wrong_field_and_keeps_the_right_one(
+    client: TestClient,
+) -> None:
+    sign_up(client, "olga")
+    client.cookies.clear()
+    taken = form(client, "/signup", token_from="/signup", username="olga", password=PASSWORD)
+    assert taken.status_code == 422 and "is taken" in taken.text
+    username_input = re.search(r'<input id="username"[^>]*>', taken.text).group(0)  # type: ignore[union-attr]
+    password_input = re.search(r'<input id="password"[^>]*>', taken.text).group(0)  # type: ignore[union-attr]
+    assert "autofocus" in username_input and 'aria-invalid="true"' in username_input
+    assert f'value="{PASSWORD}"' in password_input, "the password was fine: kept"
+    weak = form(client, "/signup", token_from="/signup", username="pia", password="password")
+    username_input = re.search(r'<input id="username"[^>]*>', weak.text).group(0)  # type: ignore[union-attr]
+    password_input = re.search(r'<input id="password"[^>]*>', weak.text).group(0)  # type: ignore[union-attr]
+    assert 'value="pia"' in username_input and "autofocus" not in username_input
+    assert "autofocus" in password_input and 'aria-invalid="true"' in password_input
+    assert "value=" not in password_input, "a wrong password is never sent back"
+    api = client.post("/api/users", json={"username": "pia", "password": "short"})
+    assert api.status_code == 422 and api.json()["field"] == "password"
+
+
+def test_sign_up_mistakes_do_not_count_toward_the_limit(client: TestClient, db_path: Path) -> None:
+    limits = client.app.state.backprop.account_guards.limits  # type: ignore[attr-defined]
+    for n in range(limits.sign_up_per_client.limit + 3):
+        body = {"username": f"x{n}", "password": "short"}
+        assert client.post("/api/users", json=body).status_code == 422
+        assert (
+            client.post("/api/users", json={"username": "!", "password": PASSWORD}).status_code
+            == 422
+        )
+    for n in range(limits.sign_up_per_client.limit):
+        body = {"username": f"new{n}", "password": PASSWORD}
+        assert client.post("/api/users", json=body).status_code == 201
+    last = client.post("/api/users", json={"username": "zed9", "password": PASSWORD})
+    assert last.status_code == 429
+
+
 def test_no_composition_rules_a_long_lowercase_passphrase_is_fine(client: TestClient) -> None:
     sign_up(client, "carol", "tulips under a grey sky")
 
@@ -118,7 +156,9 @@ def test_sign_in_rotates_the_session_and_the_old_cookie_stops_working(
 def test_sign_out_ends_the_session(client: TestClient, db_path: Path) -> None:
     sign_up(client, "hugo")
     cookie = client.cookies["backprop_session"]
-    assert form(client, "/signout").status_code == 303
+    signed_out = form(client, "/signout")
+    assert signed_out.status_code == 303
+    assert "You are signed out" in client.get(signed_out.headers["location"]).text
     assert rows(db_path, LoginSession) == 0
     client.cookies.clear()
     client.cookies.set("backprop_session", cookie)
@@ -331,6 +371,8 @@ def test_deleting_the_account_removes_everything_attached(
     assert refused.status_code == 422 and rows(db_path, User) == 1
     response = form(client, "/account/delete", password=PASSWORD)
     assert response.status_code == 303
+    confirmed = client.get(response.headers["location"]).text
+    assert "Your account and everything recorded with it have been deleted." in confirmed
     for model in (User, Learner, LoginSession, ApiToken, ItemProgress, RecallCheck, Activity):
         assert rows(db_path, model) == 0, model.__name__
     assert "Sign in" in client.get("/").text

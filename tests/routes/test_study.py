@@ -3,6 +3,7 @@ GET /api/me/progress agreeing, and the list's progress filter."""
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, datetime, timedelta
 
 from fastapi.testclient import TestClient
@@ -27,6 +28,35 @@ def test_opening_an_item_marks_it_seen_and_counts_the_day(client: TestClient) ->
     assert progress["status_counts"]["seen"] == 1
     assert progress["activity"][0]["views"] == 1 and progress["streak_days"] == 0  # reading only
     assert progress["continue"]["slug"] == "dropout"
+
+
+def test_a_browsers_first_visit_counts_once_its_page_has_loaded(client: TestClient) -> None:
+    first = client.get("/items/dropout").text  # no cookie yet: nothing recorded by the GET
+    assert 'hx-post="/items/dropout/visit"' in first and "Not yet seen" in first
+    token = re.search(r'<meta name="csrf-token" content="([^"]+)">', first).group(1)  # type: ignore[union-attr]
+    status = client.post(
+        "/items/dropout/visit", headers={"X-CSRF-Token": token, "HX-Request": "true"}
+    )
+    assert status.status_code == 200 and "status-seen" in status.text
+    assert "Opened 1 time," in status.text
+    again = client.get("/items/dropout").text  # a browser with its cookie: the GET records
+    assert "/visit" not in again and "Opened 2 times" in again
+    refused = client.post("/items/dropout/visit")
+    assert refused.status_code == 403, "like every write, it needs the page's CSRF token"
+
+
+def test_the_home_page_welcomes_a_returning_learner_back(client: TestClient) -> None:
+    stranger = client.get("/").text
+    assert "Welcome back" not in stranger
+    sign_up(client, "ruth")
+    client.get("/items/dropout")
+    form(client, "/items/dropout/checks", prompt="1", knew="true")
+    home = client.get("/").text
+    assert "Welcome back, ruth" in home
+    assert 'href="/items/dropout"' in home.split("welcome-back")[1].split("</section>")[0]
+    assert "1 day" in home and "Practise today to keep it." in home
+    assert "Nothing due" in home, "no quiz answered: no review scheduled"
+    assert client.get("/?done=nonsense").status_code == 200, "an unknown confirmation is ignored"
 
 
 def test_checking_a_prompt_makes_it_practising_and_starts_a_streak(client: TestClient) -> None:

@@ -160,7 +160,8 @@ FULL_RESULT = RunResult(
     truncated=True,
 )
 EVENTS_ON_THE_WIRE: list[tuple[Event, dict[str, Any]]] = [
-    (Queued(2), {"type": "queued", "position": 2}),
+    (Queued(2), {"type": "queued", "position": 2, "estimate_seconds": None}),
+    (Queued(3, 12.5), {"type": "queued", "position": 3, "estimate_seconds": 12.5}),
     (Started("cpu", "Some CPU"), {"type": "started", "backend": "cpu", "device": "Some CPU"}),
     (Output("stdout", "a\n"), {"type": "stdout", "data": "a\n"}),
     (Output("stderr", "é\ufffd"), {"type": "stderr", "data": "é\ufffd"}),
