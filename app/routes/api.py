@@ -51,8 +51,8 @@ async def list_items(
     """Items in deck order, or ranked by relevance when `q` is given."""
     filters = ItemFilter(deck=deck or None, topic=topic or None, difficulty=difficulty, q=q)
     with engine.connect() as connection:
-        hits = search.find(connection, filters)
-    return [ItemSummaryPublic.of(hit.item) for hit in hits]
+        found = search.find(connection, filters)
+    return [ItemSummaryPublic.of(hit.item) for hit in found.hits]
 
 
 @router.get("/items/{slug}", responses=errors(404))

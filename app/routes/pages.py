@@ -89,7 +89,8 @@ async def item_list(
         difficulty=items.parse_difficulty(_blank_is_none(difficulty)),
         q=_blank_is_none(q),
     )
-    hits = search.find(connection, filters)
+    found = search.find(connection, filters)
+    hits = found.hits
     reader = standing(connection, identity)
     if progress == "bookmarked":
         hits = [h for h in hits if h.item.id in reader.bookmarked]
@@ -114,6 +115,7 @@ async def item_list(
         "statuses": reader.statuses if reader.known else None,
         "bookmarked": reader.bookmarked,
         "hits": hits,
+        "corrected": found.corrected,
         "query_string": urlencode(query),
     }
     return render(request, "items/list.html", context, fragment="items/_results.html")

@@ -17,9 +17,10 @@ from sqlalchemy import select as core_select
 from sqlalchemy.engine import Engine
 from sqlmodel import col
 
-from app.models import ContentFile, Deck, Topic
+from app.models import CodeSample, ContentFile, Deck, Item, Topic
 from app.services.catalogue import Catalogue, load_catalogue
 from app.services.items import ItemRow, all_rows
+from app.services.query import Vocabulary
 
 RECHECK_SECONDS = 2.0
 MAX_CACHED_SEARCHES = 512
@@ -41,6 +42,7 @@ class Snapshot:
     searches: OrderedDict[str, Ranked] = field(default_factory=OrderedDict)
 
     measured_by: dict[str, list[ItemRow]] = field(default_factory=dict)
+    words: Vocabulary | None = None  # made on the first search that needs it (vocabulary)
 
     def __post_init__(self) -> None:
         for row in self.rows:
@@ -56,6 +58,15 @@ class Snapshot:
         if found is not None:
             self.searches.move_to_end(match)
         return found
+
+    def vocabulary(self, connection: Connection) -> Vocabulary:
+        """The content's words, for correcting typos in queries; read once per import."""
+        if self.words is None:
+            statement = core_select(col(Item.title), col(Item.body_text))
+            texts = [f"{title} {body}" for title, body in connection.execute(statement)]
+            code = connection.execute(core_select(col(CodeSample.code))).scalars()
+            self.words = Vocabulary.of([*texts, *code])
+        return self.words
 
     def keep_search(self, match: str, ranked: Ranked) -> None:
         self.searches[match] = ranked

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 from html import escape
 
 from markupsafe import Markup
@@ -17,9 +18,11 @@ from app.models import CodeSample, Item
 from app.services import content_cache
 from app.services.content_cache import Ranked
 from app.services.items import ItemFilter, ItemHit, ItemRow, filtered
+from app.services.query import understand
 
 MAX_QUERY_LENGTH = 200
 MAX_QUERY_TERMS = 12
+FEW_HITS = 3  # fewer items than this match every word: those matching any word follow
 # Private-use characters mark matches inside SQLite's snippets; the text is HTML-escaped
 # first and only then are the markers turned into <mark>, so content can never inject HTML.
 _OPEN, _CLOSE = "\ue000", "\ue001"
@@ -47,12 +50,20 @@ def search(connection: Connection, rows: Sequence[ItemRow], terms: list[str]) ->
     if not terms or not rows:
         return []
     if connection.dialect.name == "sqlite":
-        return _fts_search(connection, rows, terms)
+        return _fts_search(connection, rows, " ".join(f'"{t}"*' for t in terms))
     return _like_search(connection, rows, terms)
 
 
-def _fts_search(connection: Connection, rows: Sequence[ItemRow], terms: list[str]) -> list[ItemHit]:
-    match = " ".join(f'"{t}"*' for t in terms)
+def search_any(
+    connection: Connection, rows: Sequence[ItemRow], terms: list[str]
+) -> list[ItemHit]:
+    """The rows matching any of the terms, best first (FTS5 only; elsewhere none)."""
+    if not terms or not rows or connection.dialect.name != "sqlite":
+        return []
+    return _fts_search(connection, rows, " OR ".join(f'"{t}"*' for t in terms))
+
+
+def _fts_search(connection: Connection, rows: Sequence[ItemRow], match: str) -> list[ItemHit]:
     snapshot = content_cache.snapshot(connection)
     ranked = snapshot.cached_search(match)
     if ranked is None:
@@ -114,15 +125,47 @@ def _marked(s: str) -> Markup:
     return Markup(escape(s).replace(_OPEN, "<mark>").replace(_CLOSE, "</mark>"))
 
 
-def find(connection: Connection, filters: ItemFilter) -> list[ItemHit]:
-    """The library's answer to its filters: in deck order, or by relevance for a query."""
+@dataclass(frozen=True)
+class Found:
+    """The library's answer: its entries, and the query as searched when a typo in it was
+    corrected ("Showing results for …")."""
+
+    hits: list[ItemHit]
+    corrected: str | None = None
+
+
+def find(connection: Connection, filters: ItemFilter) -> Found:
+    """The library's answer to its filters: in deck order, or by relevance for a query.
+
+    A query is forgiving (query.py): filler words are dropped, spelling variants mapped and
+    typos corrected; the items matching every word come first, those whose title holds the
+    most of them first among them; when few match every word, those matching any follow."""
     snapshot = content_cache.snapshot(connection)
     if filters.deck and filters.deck not in snapshot.deck_slugs:
         raise InvalidFilter(f"There is no deck called '{filters.deck}'.")
     if filters.topic and filters.topic not in snapshot.topic_slugs:
         raise InvalidFilter(f"There is no topic called '{filters.topic}'.")
     rows = filtered(snapshot.rows, filters)
-    terms = search_terms(filters.q)
-    if filters.q and not terms:
-        return []  # a query of punctuation or symbols alone matches nothing
-    return search(connection, rows, terms) if terms else plain_hits(rows)
+    words = search_terms(filters.q)
+    if filters.q and not words:
+        return Found([])  # a query of punctuation or symbols alone matches nothing
+    if not words:
+        return Found(plain_hits(rows))
+    understood = understand(words, snapshot.vocabulary(connection))
+    hits = _titles_first(search(connection, rows, understood.terms), understood.terms)
+    if len(hits) < FEW_HITS and len(understood.terms) > 1:
+        seen = {hit.item.id for hit in hits}
+        more = search_any(connection, rows, understood.terms)
+        hits += [hit for hit in more if hit.item.id not in seen]
+    return Found(hits, understood.corrected)
+
+
+def _titles_first(hits: list[ItemHit], terms: list[str]) -> list[ItemHit]:
+    """The same hits, those whose title holds more of the terms (as word prefixes) first;
+    otherwise in their relevance order."""
+
+    def in_title(hit: ItemHit) -> int:
+        words = re.findall(r"\w+", hit.item.title.lower())
+        return sum(any(w.startswith(t) for w in words) for t in terms)
+
+    return sorted(hits, key=lambda hit: -in_title(hit))

@@ -17,7 +17,7 @@ from app.services.search import find
 
 def titles(engine: Engine, q: str | None = None) -> list[str]:
     with engine.connect() as connection:
-        return [h.item.title for h in find(connection, ItemFilter(deck="deep-learning", q=q))]
+        return [h.item.title for h in find(connection, ItemFilter(deck="deep-learning", q=q)).hits]
 
 
 def retitle(content: Path, new: str) -> None:

@@ -12,7 +12,7 @@ from app.services.search import _like_search, find
 
 def hits(engine: Engine, **filters: object) -> list:
     with engine.connect() as connection:
-        return find(connection, ItemFilter(**filters))  # type: ignore[arg-type]
+        return find(connection, ItemFilter(**filters)).hits  # type: ignore[arg-type]
 
 
 def test_title_match_ranks_first(engine: Engine) -> None:
