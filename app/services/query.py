@@ -11,11 +11,12 @@ from dataclasses import dataclass, field
 
 # Words that say how a question is asked, not what it is about. Dropped unless the query is
 # nothing else (then it is searched as typed).
-STOP_WORDS = frozenset(
-    """a an and are as at be between by can compare compared comparison difference
-    differences do does explain for from how i in into is it its of on or should the their
-    them they this to use used using versus vs what when where which who why with you your""".split()
-)
+_FILLER = """
+    a an and are as at be between by can compare compared comparison difference differences
+    do does explain for from how i in into is it its of on or should the their them they
+    this to use used using versus vs what when where which who why with you your
+"""
+STOP_WORDS = frozenset(_FILLER.split())
 # Spelling variants and abbreviations, to the word the content uses (several words: all of
 # them must match). Keys and values are lower case.
 SYNONYMS = {

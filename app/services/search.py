@@ -54,9 +54,7 @@ def search(connection: Connection, rows: Sequence[ItemRow], terms: list[str]) ->
     return _like_search(connection, rows, terms)
 
 
-def search_any(
-    connection: Connection, rows: Sequence[ItemRow], terms: list[str]
-) -> list[ItemHit]:
+def search_any(connection: Connection, rows: Sequence[ItemRow], terms: list[str]) -> list[ItemHit]:
     """The rows matching any of the terms, best first (FTS5 only; elsewhere none)."""
     if not terms or not rows or connection.dialect.name != "sqlite":
         return []
