@@ -6,6 +6,7 @@ from __future__ import annotations
 import fcntl
 import gc
 import logging
+import threading
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from pathlib import Path
@@ -43,10 +44,11 @@ from app.services.ratelimit import AccountLimits, RunLimiter
 from app.services.runs import RunRecorder, StreamSlots
 from app.settings import RunQueueKind, Settings
 from app.web.body_limit import BodyLimit
+from app.web.compression import CompressDynamic
 from app.web.cookies import RequestCookies
 from app.web.errors import add_error_handlers
 from app.web.security import DOCS_PATH, SecurityHeaders
-from app.web.static import VersionedStaticFiles
+from app.web.static import VersionedStaticFiles, precompress
 from app.web.templating import STATIC_DIR, asset_url, compile_all
 
 log = logging.getLogger("backprop")
@@ -107,6 +109,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             if ended:
                 log.warning("ended %d runs that a stopped server process left unfinished", ended)
         compile_all()
+        # Compressing the static files takes seconds of CPU (brotli at its best): a thread
+        # does it beside the first requests, which compress on demand what is not done yet.
+        threading.Thread(target=precompress, args=(STATIC_DIR,), daemon=True).start()
         # Everything loaded so far (modules, templates, compiled statements) lives as long as
         # the process. Freezing it keeps the garbage collector's full passes from walking it
         # again and again, which showed up as 100 ms pauses under load (bench/http_load.py).
@@ -133,6 +138,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     )
     app.add_middleware(RequestCookies, secret_key=settings.resolved_secret_key())
     app.add_middleware(SecurityHeaders)
+    app.add_middleware(CompressDynamic)
     app.mount("/static", VersionedStaticFiles(directory=STATIC_DIR), name="static")
     # Routes are tried in order, each included router scanning all of its own: the pages go
     # first (no path of theirs overlaps another's), so the item page is found without first

@@ -27,9 +27,28 @@ def visitor_key(request: Request) -> str:
 
 
 def csrf_token(request: Request) -> str:
-    """The token this request's pages put in their forms (computed by RequestCookies)."""
-    token: str = request.scope.get(CSRF_KEY, "")
-    return token
+    """The token this request's pages put in their forms: the request's token (computed by
+    RequestCookies) masked with fresh random bytes at every call. Pages are gzip-compressed
+    and may echo what a request sent (a search): a secret that read the same in every answer
+    could be guessed from the compressed sizes (BREACH); a masked one never repeats."""
+    token = bytes.fromhex(request.scope.get(CSRF_KEY, ""))
+    pad = secrets.token_bytes(len(token))
+    return pad.hex() + bytes(a ^ b for a, b in zip(pad, token, strict=True)).hex()
+
+
+def csrf_matches(request: Request, sent: str) -> bool:
+    """Whether `sent` is this request's token, masked (csrf_token) or as it is."""
+    expected: str = request.scope.get(CSRF_KEY, "")
+    if not expected or not sent:
+        return False
+    if len(sent) == 2 * len(expected):
+        try:
+            raw = bytes.fromhex(sent)
+        except ValueError:
+            return False
+        half = len(raw) // 2
+        sent = bytes(a ^ b for a, b in zip(raw[:half], raw[half:], strict=True)).hex()
+    return hmac.compare_digest(sent.encode(), expected.encode())
 
 
 def _cookies(scope: Scope) -> dict[str, str]:

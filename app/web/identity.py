@@ -6,8 +6,6 @@ templates read it too."""
 
 from __future__ import annotations
 
-import hmac
-
 from fastapi import Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from sqlalchemy.engine import Engine
@@ -16,7 +14,7 @@ from sqlmodel import Session
 from app.domain import CsrfRefused, Identity
 from app.models import User
 from app.services import accounts
-from app.web.cookies import SESSION_COOKIE, VISITOR_COOKIE, csrf_token, visitor_key
+from app.web.cookies import SESSION_COOKIE, VISITOR_COOKIE, csrf_matches, visitor_key
 
 CSRF_HEADER = "X-CSRF-Token"
 CSRF_FIELD = "csrf_token"
@@ -43,7 +41,7 @@ async def check_csrf(request: Request, *, bearer: bool) -> None:
         if content_type.startswith(("application/x-www-form-urlencoded", "multipart/form-data")):
             value = (await request.form()).get(CSRF_FIELD)
             sent = value if isinstance(value, str) else None
-    if not sent or not hmac.compare_digest(sent, csrf_token(request)):
+    if not sent or not csrf_matches(request, sent):
         raise CsrfRefused()
 
 

@@ -146,3 +146,33 @@ def test_unknown_item_shows_the_404_page(page: Page) -> None:
     response = page.goto("/items/not-a-question")
     assert response is not None and response.status == 404
     expect(page.get_by_role("heading", level=1)).to_contain_text("could not find")
+
+
+def test_an_item_page_arrives_compressed_and_small_on_a_cold_cache(page: Page) -> None:
+    """Everything the page loads, as the browser counted it (headers included)."""
+    responses = []
+    page.on("response", lambda response: responses.append(response))
+    page.goto("/items/dropout")
+    expect(page.locator("figure.sample .cm-content").first).to_be_visible()
+    page.wait_for_load_state("networkidle")
+    total = page.evaluate(
+        """() => performance.getEntriesByType("navigation")
+            .concat(performance.getEntriesByType("resource"))
+            .reduce((sum, entry) => sum + entry.transferSize, 0)"""
+    )
+    assert 0 < total < 150 * 1024, f"{total} bytes"
+    encodings = {
+        r.url.split("?")[0].rsplit("/", 1)[-1]: r.header_value("content-encoding")
+        for r in responses
+    }
+    assert encodings["dropout"] == "gzip"
+    assert encodings["codemirror-editor.min.js"] == "br"
+    assert encodings["app.css"] == "br"
+
+
+def test_a_page_without_code_loads_no_editor(page: Page) -> None:
+    scripts: list[str] = []
+    page.on("request", lambda request: scripts.append(request.url))
+    page.goto("/items/pytorch-vs-tensorflow")  # an item with no code sample
+    page.wait_for_load_state("networkidle")
+    assert not [url for url in scripts if "codemirror" in url]

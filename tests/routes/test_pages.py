@@ -229,3 +229,19 @@ def test_many_item_pages_at_once_while_the_sandbox_is_slow(settings, tmp_path) -
     with ThreadPoolExecutor(1) as pool:
         assert pool.submit(asyncio.run, scenario()).result() == [200] * 12
     assert out["most"] == 1
+
+
+def test_pages_and_static_files_are_compressed_for_those_that_accept_it(
+    client: TestClient,
+) -> None:
+    page = client.get("/items/dropout", headers={"Accept-Encoding": "gzip"})
+    assert page.headers["content-encoding"] == "gzip" and "Accept-Encoding" in page.headers["vary"]
+    plain = client.get("/items/dropout", headers={"Accept-Encoding": "identity"})
+    assert "content-encoding" not in plain.headers
+    for accept, encoding in (("gzip, br", "br"), ("gzip", "gzip"), ("identity", None)):
+        css = client.get("/static/css/app.css", headers={"Accept-Encoding": accept})
+        assert css.headers.get("content-encoding") == encoding, accept
+        assert css.headers["vary"] == "Accept-Encoding"
+        assert "body{" in css.text.replace(" ", "") or "body {" in css.text  # decoded intact
+    tiny = client.get("/static/js/theme.js", headers={"Accept-Encoding": "gzip"})
+    assert "content-encoding" not in tiny.headers, "too small to gain anything"
