@@ -107,8 +107,10 @@ async def item_list(
         )
         if v
     }
+    snapshot = content_cache.snapshot(connection)
     context = {
-        "catalogue": content_cache.snapshot(connection).catalogue,
+        "catalogue": snapshot.catalogue,
+        "counts": snapshot.counts,
         "filters": filters,
         "progress": progress,
         "progress_filters": PROGRESS_FILTERS,

@@ -7,8 +7,9 @@ another process within that time, and one made by itself at once (`forget`)."""
 from __future__ import annotations
 
 import time
-from collections import OrderedDict
+from collections import Counter, OrderedDict
 from dataclasses import dataclass, field
+from functools import cached_property
 from weakref import WeakKeyDictionary
 
 from markupsafe import Markup
@@ -48,6 +49,15 @@ class Snapshot:
         for row in self.rows:
             for slug in row.measure_list:
                 self.measured_by.setdefault(slug, []).append(row)
+
+    @cached_property
+    def counts(self) -> dict[str, Counter[str]]:
+        """Items per deck, topic and difficulty: what the library's filter menus show."""
+        return {
+            "deck": Counter(row.deck_slug for row in self.rows),
+            "topic": Counter(row.topic_slug for row in self.rows),
+            "difficulty": Counter(str(row.difficulty) for row in self.rows),
+        }
 
     def labs_measuring(self, slug: str) -> list[ItemRow]:
         """The labs that time the claims of the item `slug`."""

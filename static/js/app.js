@@ -57,10 +57,23 @@
     if (box) { box.focus(); box.select(); }
   }
 
+  // j/k: the next or previous question. On an item page that is the next page; on the
+  // library's list it moves the focus down or up the results (Enter opens one).
   function go(attribute) {
     const article = document.querySelector("article.item");
-    const href = article && article.dataset[attribute];
-    if (href) window.location.assign(href);
+    if (article) {
+      const href = article.dataset[attribute];
+      if (href) window.location.assign(href);
+      return;
+    }
+    const links = Array.from(document.querySelectorAll("#results .item-link"));
+    if (!links.length) return;
+    const at = links.indexOf(document.activeElement);
+    const next = at === -1
+      ? (attribute === "next" ? 0 : links.length - 1)
+      : Math.min(links.length - 1, Math.max(0, at + (attribute === "next" ? 1 : -1)));
+    links[next].focus();
+    links[next].scrollIntoView({ block: "nearest" });
   }
 
   // Single-key shortcuts can be switched off (WCAG 2.1.4), e.g. for speech input users.
@@ -104,10 +117,19 @@
     if (event.target.closest("[data-open-shortcuts]")) openShortcuts();
   });
 
+  // Closing the dialog gives the focus back to what had it (not to the dialog's checkbox).
+  let beforeShortcuts = null;
   function openShortcuts() {
     const box = document.getElementById("shortcuts-enabled");
     if (box) box.checked = shortcutsOn();
-    document.getElementById("shortcuts").showModal();
+    const dialog = document.getElementById("shortcuts");
+    beforeShortcuts = document.activeElement;
+    dialog.addEventListener("close", () => {
+      const back = beforeShortcuts && document.contains(beforeShortcuts) ? beforeShortcuts : null;
+      if (back && back !== document.body) back.focus();
+      else document.activeElement && document.activeElement.blur();
+    }, { once: true });
+    dialog.showModal();
   }
 
   // After htmx swaps the results, say what changed where screen readers listen.

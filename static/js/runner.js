@@ -181,9 +181,9 @@
       }
       const body = await response.json().catch(() => ({}));
       if (!response.ok) {
-        const wait = response.headers.get("Retry-After");
         const detail = typeof body.detail === "string" ? body.detail : "The request was refused.";
-        fail(wait ? `${detail} (Retry in ${wait} s.)` : detail);
+        // The server's sentence already says when to try again (Retry-After holds the same).
+        fail(detail);
         return;
       }
       run = { id: body.id, source: new EventSource(`/api/runs/${body.id}/events`) };

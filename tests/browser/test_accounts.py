@@ -167,9 +167,11 @@ def test_progress_is_kept_in_the_account_across_signing_out_and_in(page: Page) -
     expect(page.locator("#study .note-rendered strong")).to_have_text("bold")
     expect(page.locator("#note-text")).to_have_value(re.compile(r"\*\*bold\*\*"))
 
-    # Sign out: the header offers signing in again, and the dashboard knows nobody.
+    # Sign out: it is confirmed, the header offers signing in again, and the dashboard
+    # knows nobody.
     header(page).get_by_role("button", name="Sign out").click()
-    expect(page).to_have_url(re.compile(r"/$"))
+    expect(page).to_have_url(re.compile(r"/\?done=signed-out$"))
+    expect(page.get_by_role("status").filter(has_text="You are signed out")).to_be_visible()
     expect_signed_out(page)
     page.goto("/dashboard")
     expect(page.locator(".notice")).to_contain_text("You are not signed in.")

@@ -80,6 +80,22 @@ def test_keyboard_shortcuts(page: Page) -> None:
     expect(page.locator("#shortcuts")).to_be_visible()
     page.keyboard.press("Escape")
     expect(page.locator("#shortcuts")).to_be_hidden()
+    # The focus is not left on the closed dialog's checkbox.
+    assert page.evaluate("document.activeElement.id") != "shortcuts-enabled"
+
+
+def test_j_and_k_walk_the_library_list(page: Page) -> None:
+    page.goto("/items?deck=deep-learning")
+    links = page.locator("#results .item-link")
+    page.keyboard.press("j")
+    expect(links.nth(0)).to_be_focused()
+    page.keyboard.press("j")
+    page.keyboard.press("j")
+    expect(links.nth(2)).to_be_focused()
+    page.keyboard.press("k")
+    expect(links.nth(1)).to_be_focused()
+    page.keyboard.press("Enter")
+    expect(page).to_have_url(re.compile(r"/items/backpropagation-chain-rule$"))
 
 
 def test_theme_toggle_is_remembered(page: Page) -> None:
