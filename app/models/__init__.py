@@ -14,6 +14,7 @@ from app.models.content import (
 from app.models.people import (
     Activity,
     ApiToken,
+    Draft,
     ItemProgress,
     Learner,
     LoginSession,
@@ -31,6 +32,7 @@ __all__ = [
     "CodeSample",
     "ContentFile",
     "Deck",
+    "Draft",
     "Item",
     "ItemProgress",
     "LabMeasurement",

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from datetime import date, datetime
 
-from sqlalchemy import Column, Text
+from sqlalchemy import Column, Text, UniqueConstraint
 from sqlmodel import Field, SQLModel
 
 from app.models.base import utcnow
@@ -86,3 +86,19 @@ class Activity(SQLModel, table=True):
     views: int = 0
     runs: int = 0
     checks: int = 0
+
+
+class Draft(SQLModel, table=True):
+    """Code an account edited in one of an item's samples and has not reset: its editor
+    opens with it, on any device. Guests' drafts stay in their browser."""
+
+    __table_args__ = (
+        UniqueConstraint("learner_id", "item_id", "sample_index", name="uq_draft_sample"),
+    )
+
+    id: int | None = Field(default=None, primary_key=True)
+    learner_id: int = Field(foreign_key="learner.id", index=True, ondelete="CASCADE")
+    item_id: int = Field(foreign_key="item.id", ondelete="CASCADE")
+    sample_index: int
+    code: str = Field(sa_column=Column(Text, nullable=False))
+    updated_at: datetime = Field(default_factory=utcnow)

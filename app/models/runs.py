@@ -28,6 +28,8 @@ class Run(SQLModel, table=True):
     sample_index: int | None = None
     code_sha256: str = Field(max_length=64)
     code_bytes: int
+    # The code as it ran (at most the run body's limit, 160 KiB): the run history shows it.
+    code: str = Field(default="", sa_column=Column(Text, nullable=False, default=""))
     backend_requested: str = Field(max_length=8)
     backend: str | None = Field(default=None, max_length=8)
     device: str | None = Field(default=None, max_length=200)

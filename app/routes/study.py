@@ -5,12 +5,12 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Depends, Form, Request
+from fastapi import APIRouter, Depends, Form, Path, Request
 from fastapi.responses import RedirectResponse, Response
 
-from app.deps import NowDep, WriterDep, count_due, identify
+from app.deps import CurrentUser, NowDep, WriterDep, count_due, identify
 from app.domain import LearnerScope
-from app.services import items, practice, study
+from app.services import drafts, items, practice, study
 from app.services.items import ItemRow
 from app.services.study import MAX_NOTE_LENGTH
 from app.web.templating import is_htmx, render
@@ -55,6 +55,33 @@ async def first_visit(request: Request, slug: str, scope: WriterDep) -> Response
     item = _item(scope, slug)
     study.record_visit(scope, item)
     return _answer(request, scope, item, "items/_status.html")
+
+
+@router.post("/items/{slug}/drafts/{sample}", status_code=204)
+async def keep_draft(
+    slug: str,
+    sample: Annotated[int, Path(ge=1, le=100)],
+    user: CurrentUser,
+    scope: WriterDep,
+    code: Annotated[str, Form(max_length=drafts.MAX_DRAFT_CHARACTERS * 2)] = "",
+) -> Response:
+    """Keep the code an account's editor holds for this sample (its page sends it as the
+    learner types). Guests' drafts stay in their browser."""
+    item = _item(scope, slug)
+    drafts.keep(scope, item, sample=sample, code=code)
+    scope.session.commit()
+    return Response(status_code=204)
+
+
+@router.post("/items/{slug}/drafts/{sample}/discard", status_code=204)
+async def discard_draft(
+    slug: str, sample: Annotated[int, Path(ge=1, le=100)], user: CurrentUser, scope: WriterDep
+) -> Response:
+    """Forget the draft: the editor is back to the sample as printed."""
+    item = _item(scope, slug)
+    drafts.discard(scope, item, sample=sample)
+    scope.session.commit()
+    return Response(status_code=204)
 
 
 @router.post("/items/{slug}/checks")

@@ -224,6 +224,7 @@ class RunExport(BaseModel):
     exit_code: int | None
     wall_ms: int | None
     code_sha256: str
+    code: str = Field(description="The code as it ran (empty for runs made before it was kept).")
     stdout: str
     stderr: str
 

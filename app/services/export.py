@@ -115,6 +115,7 @@ def export(scope: LearnerScope, user: User | None) -> dict[str, Any]:
                 "exit_code": run.exit_code,
                 "wall_ms": run.wall_ms,
                 "code_sha256": run.code_sha256,
+                "code": run.code,
                 "stdout": run.stdout,
                 "stderr": run.stderr,
             }

@@ -151,6 +151,7 @@ async def submit(
         sample_index=origin.sample_index,
         code_sha256=hashlib.sha256(encoded).hexdigest(),
         code_bytes=len(encoded),
+        code=code.replace("\x00", "\ufffd"),  # as _storable: PostgreSQL text holds no NUL
         backend_requested=backend,
     )
     limiter.admit(run.id, owner=origin.owner, client=origin.client)

@@ -5,7 +5,7 @@ transaction)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date, datetime
 from functools import cache
 from typing import Any, Protocol
@@ -16,8 +16,16 @@ from sqlmodel import col, select
 
 from app.db import dialect_of
 from app.domain import LearnerScope, NoteTooLong, UnknownPrompt
-from app.models import Activity, CodeSample, ItemProgress, QuizPrompt, RecallCheck, utcnow
-from app.services import progress
+from app.models import (
+    Activity,
+    CodeSample,
+    ItemProgress,
+    QuizPrompt,
+    RecallCheck,
+    Run,
+    utcnow,
+)
+from app.services import history, progress
 from app.services.notes import render_note
 from app.services.progress import Check, Status
 
@@ -71,9 +79,13 @@ class StudyView:
     status: Status
     latest_checks: dict[int, bool]
     note_html: Markup | None
+    runs: list[Run]  # the learner's latest runs of this item's code, newest first
+    drafts: dict[int, str] = field(default_factory=dict)  # an account's edited samples
 
     def context(self) -> dict[str, object]:
         return {
+            "item_runs": self.runs,
+            "drafts": self.drafts,
             "progress": self.progress,
             "status": self.status,
             "latest_checks": self.latest_checks,
@@ -92,6 +104,7 @@ def study_view(scope: LearnerScope | None, item: ItemKey) -> StudyView:
         status=Status(row.status) if row else Status.new,
         latest_checks=latest,
         note_html=render_note(row.note) if row and row.note else None,
+        runs=history.runs_of(scope, item.id) if scope else [],
     )
 
 

@@ -5,14 +5,14 @@ cannot starve the pool by waiting with a connection checked out."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from sqlalchemy import Connection
 from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
 from app.domain import Identity, LearnerScope
-from app.services import content_cache, items, labs, learners, study
+from app.services import content_cache, drafts, items, labs, learners, study
 from app.services.items import ItemDetail
 from app.services.progress import Status
 from app.services.study import StudyView
@@ -63,7 +63,10 @@ def open_item(
             session.commit()
         else:
             scope = learners.resolve(session, identity)
-        return page, study.study_view(scope, page.item), lab
+        view = study.study_view(scope, page.item)
+        if scope is not None and identity.signed_in and 'class="sample"' in page.body_html:
+            view = replace(view, drafts=drafts.drafts_of(scope, page.item))
+        return page, view, lab
 
 
 @dataclass(frozen=True)

@@ -10,6 +10,56 @@
   const devices = Object.fromEntries(
     (article.dataset.devices || "").split(";").filter(Boolean).map((pair) => pair.split("=")));
 
+  // Drafts: what a learner typed in an editor survives a reload, j/k and closing the tab.
+  // A guest's stay in this browser (localStorage); an account's go to the server, so they
+  // follow it to any device (and are not left in a shared browser).
+  const item = article.dataset.item;
+  const accountDrafts = article.dataset.drafts === "account";
+  const serverDrafts = (() => {
+    const node = document.getElementById("drafts");
+    try { return node ? JSON.parse(node.textContent) : {}; } catch (e) { return {}; }
+  })();
+  const draftKey = (index) => `backprop-draft:${item}:${index}`;
+  function storedDraft(index) {
+    if (accountDrafts) return serverDrafts[index] ?? null;
+    try { return localStorage.getItem(draftKey(index)); } catch (e) { return null; }
+  }
+  function draftSaver(index, original) {
+    const url = `/items/${item}/drafts/${index}`;
+    let pending = null; // the text not yet sent to the server
+    let timer = null;
+    function send(text, beacon) {
+      const form = new FormData();
+      form.append("csrf_token", csrfToken());
+      if (text !== original) form.append("code", text);
+      const target = text === original ? `${url}/discard` : url;
+      if (beacon && navigator.sendBeacon) { navigator.sendBeacon(target, form); return; }
+      fetch(target, { method: "POST", body: form, headers: { "X-CSRF-Token": csrfToken() } })
+        .catch(() => { pending = text; }); // offline: sent again with the next change
+    }
+    function flush(beacon) {
+      if (timer) clearTimeout(timer);
+      timer = null;
+      if (pending === null) return;
+      const text = pending;
+      pending = null;
+      send(text, beacon);
+    }
+    window.addEventListener("pagehide", () => flush(true));
+    return function save(text) {
+      if (!accountDrafts) {
+        try {
+          if (text === original) localStorage.removeItem(draftKey(index));
+          else localStorage.setItem(draftKey(index), text);
+        } catch (e) { /* storage full or off: the draft lives as long as the page */ }
+        return;
+      }
+      pending = text;
+      if (timer) clearTimeout(timer);
+      timer = setTimeout(() => flush(false), 800);
+    };
+  }
+
   // State-changing requests carry the page's CSRF token (see app/identity.py).
   function csrfToken() {
     const meta = document.querySelector('meta[name="csrf-token"]');
@@ -65,7 +115,7 @@
     const runButton = el("button", { type: "button", className: "btn btn-primary btn-run", textContent: "Run" });
     runButton.title = "Run (Ctrl+Enter)";
     const cancelButton = el("button", { type: "button", className: "btn btn-cancel", textContent: "Cancel", disabled: true });
-    const resetButton = el("button", { type: "button", className: "btn btn-reset", textContent: "Reset", disabled: true });
+    const resetButton = el("button", { type: "button", className: "btn btn-reset", textContent: "Reset to original", disabled: true });
     resetButton.title = "Back to the sample as printed";
     const picker = el("select", { className: "backend-picker" });
     const pickerId = `backend-${index}`;
@@ -89,12 +139,28 @@
     const output = el("div", { className: "run-output", hidden: true }, [stream, verdict]);
     figure.append(toolbar, noteEl, output);
 
+    const draft = storedDraft(index);
+    const restored = typeof draft === "string" && draft !== original;
+    const saveDraft = draftSaver(index, original);
+    const draftNote = el("p", {
+      className: "draft-note",
+      textContent: restored
+        ? `Your edited code is back (kept ${accountDrafts ? "with your account" : "in this browser"}). Reset returns to the sample as printed.`
+        : "",
+      hidden: !restored,
+    });
+    host.before(draftNote);
     const editor = window.BackpropEditor.create(host, {
-      doc: original,
+      doc: restored ? draft : original,
       label: `Code of sample ${index}, editable`,
       onRun: () => start(),
-      onChange: (text) => { resetButton.disabled = text === original; },
+      onChange: (text) => {
+        resetButton.disabled = text === original;
+        if (text === original) draftNote.hidden = true;
+        saveDraft(text);
+      },
     });
+    resetButton.disabled = !restored;
     figure.backpropEditor = editor; // the Copy button copies the current code
 
     let ticking = null;

@@ -46,6 +46,26 @@ def test_edit_then_ctrl_enter_runs_the_edited_code_and_reset_restores_it(page: P
     expect(editor).not_to_be_focused()
 
 
+def test_a_guests_edits_survive_a_reload_until_reset(page: Page) -> None:
+    page.goto("/items/activation-functions")
+    figure = page.locator("figure.sample").first
+    editor = figure.locator(".cm-content")
+    editor.click()
+    page.keyboard.press("Control+End")
+    page.keyboard.type("\nprint('my draft')")
+    page.reload()
+    figure = page.locator("figure.sample").first
+    expect(figure.locator(".cm-content")).to_contain_text("print('my draft')")
+    expect(figure.locator(".draft-note")).to_contain_text("kept in this browser")
+    figure.get_by_role("button", name="Reset to original").click()
+    expect(figure.locator(".cm-content")).not_to_contain_text("my draft")
+    page.reload()
+    expect(page.locator("figure.sample").first.locator(".cm-content")).not_to_contain_text(
+        "my draft"
+    )
+    expect(page.locator("figure.sample").first.locator(".draft-note")).to_be_hidden()
+
+
 def test_cancel_stops_a_long_run_whose_clock_was_running(page: Page) -> None:
     page.goto("/items/dropout")
     figure = page.locator("figure.sample").first

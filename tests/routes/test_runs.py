@@ -230,6 +230,22 @@ def test_a_signed_in_users_run_counts_as_practice_on_its_item(run_client: TestCl
     assert "print" not in str(progress["recent_runs"])  # the code itself is never echoed
 
 
+def test_a_run_keeps_its_code_for_the_history_and_the_export(run_client: TestClient) -> None:
+    from tests.support.forms import sign_up
+
+    sign_up(run_client, "keeper")
+    code = "print('kept <b>as text</b>')"
+    body = {"code": code, "backend": "cpu", "item": "dropout", "sample": 1}
+    run_id = run_client.post("/api/runs", json=body, headers=csrf_headers(run_client)).json()["id"]
+    assert events_of(run_client, run_id)[-1][1]["verdict"] == "ok"
+    escaped = "print(&#39;kept &lt;b&gt;as text&lt;/b&gt;&#39;)"
+    item_page = run_client.get("/items/dropout").text
+    assert "Your latest runs here" in item_page and escaped in item_page
+    assert escaped in run_client.get("/dashboard").text
+    exported = run_client.get("/api/me/export").json()["runs"]
+    assert [(r["id"], r["code"]) for r in exported] == [(run_id, code)]
+
+
 def test_runs_started_with_a_bearer_token_belong_to_that_user(run_client: TestClient) -> None:
     password = "correct horse battery"
     run_client.post("/api/users", json={"username": "apiuser", "password": password})

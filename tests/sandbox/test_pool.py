@@ -7,6 +7,7 @@ from pathlib import Path
 
 from sandbox.pool import RECENT_RUNS, Pool
 from sandbox.protocol import Event, Queued
+from tests.support.aio import run_async
 
 
 def _pool(slots: int) -> Pool:
@@ -44,4 +45,4 @@ def test_waiting_runs_are_told_their_place_and_estimate() -> None:
         assert await waiter == slot
         return told
 
-    assert asyncio.run(scenario()) == [Queued(1, 3.0)]
+    assert run_async(scenario()) == [Queued(1, 3.0)]
