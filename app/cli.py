@@ -1,8 +1,10 @@
-"""`backprop` command line: serve the app, import content, migrate the database."""
+"""`backprop` command line: serve the app, import content, migrate the database, and the
+operator's account tasks (admins, password resets)."""
 
 from __future__ import annotations
 
 import argparse
+import getpass
 import logging
 import sys
 
@@ -14,7 +16,7 @@ from app.db import make_engine
 from app.domain import DomainError
 from app.importer import ContentError, import_content
 from app.serve import serve
-from app.services import accounts
+from app.services import accounts, recovery
 from app.settings import Settings
 
 
@@ -29,6 +31,11 @@ def main(argv: list[str] | None = None) -> int:
     admin = sub.add_parser("admin", help="grant or take back the authoring pages")
     admin.add_argument("action", choices=["grant", "revoke"])
     admin.add_argument("username")
+    reset = sub.add_parser(
+        "reset-password",
+        help="set a new password for an account (asked for twice; every session ends)",
+    )
+    reset.add_argument("username")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     settings = Settings()
@@ -48,6 +55,30 @@ def main(argv: list[str] | None = None) -> int:
         print(report.summary())
     if args.command == "admin":
         return _set_admin(engine, args.username, admin=args.action == "grant")
+    if args.command == "reset-password":
+        return _reset_password(engine, args.username)
+    return 0
+
+
+def _reset_password(engine: Engine, username: str) -> int:
+    """The operator's way back in for someone who lost both password and recovery codes.
+    The password is read without echo (or from standard input when it is not a terminal)."""
+    if sys.stdin.isatty():
+        password = getpass.getpass("New password: ")
+        if getpass.getpass("Again: ") != password:
+            print("The two passwords differ; nothing was changed.", file=sys.stderr)
+            return 1
+    else:
+        password = sys.stdin.readline().rstrip("\n")
+    with Session(engine) as session:
+        try:
+            user = recovery.set_password(session, username=username, new_password=password)
+        except DomainError as exc:
+            print(f"{exc.message} Nothing was changed.", file=sys.stderr)
+            return 1
+        session.commit()
+        name = user.username
+    print(f"{name} has a new password; every session and API token of theirs ended.")
     return 0
 
 

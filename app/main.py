@@ -30,6 +30,7 @@ from app.routes import (
     pages,
     quizzes,
     quizzes_api,
+    recovery,
     runs,
     study,
 )
@@ -143,7 +144,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     # Routes are tried in order, each included router scanning all of its own: the pages go
     # first (no path of theirs overlaps another's), so the item page is found without first
     # testing every API route.
-    routers = (pages, api, runs, me, quizzes_api, study, dashboard, quizzes, mock, admin, accounts)
+    routers = (
+        pages, api, runs, me, quizzes_api, study, dashboard, quizzes, mock, admin, accounts,
+        recovery,
+    )  # fmt: skip
     for module in routers:
         app.include_router(module.router)
 

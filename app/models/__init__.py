@@ -19,6 +19,7 @@ from app.models.people import (
     Learner,
     LoginSession,
     RecallCheck,
+    RecoveryCode,
     User,
 )
 from app.models.quizzes import AttemptQuestion, QuizAttempt, ReviewCard, ReviewEvent
@@ -42,6 +43,7 @@ __all__ = [
     "QuizAttempt",
     "QuizPrompt",
     "RecallCheck",
+    "RecoveryCode",
     "ReviewCard",
     "ReviewEvent",
     "Run",

@@ -102,3 +102,14 @@ class Draft(SQLModel, table=True):
     sample_index: int
     code: str = Field(sa_column=Column(Text, nullable=False))
     updated_at: datetime = Field(default_factory=utcnow)
+
+
+class RecoveryCode(SQLModel, table=True):
+    """One of an account's one-time codes for setting a new password without the old one
+    (there is no email). Only its SHA-256 is kept: each code is 60 random bits."""
+
+    id: int | None = Field(default=None, primary_key=True)
+    user_id: int = Field(foreign_key="user.id", index=True, ondelete="CASCADE")
+    code_sha256: str = Field(max_length=64)
+    used_at: datetime | None = None
+    created_at: datetime = Field(default_factory=utcnow)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from typing import Annotated
 
-from fastapi import APIRouter, Depends, Form, Request
+from fastapi import APIRouter, Depends, Form, Query, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from app.deps import (
@@ -19,55 +19,18 @@ from app.deps import (
     SettingsDep,
     identify,
 )
-from app.domain import DomainError, Identity
+from app.domain import DomainError
 from app.models import User
-from app.services import accounts, learners
+from app.services import accounts, recovery
 from app.services.export import export
 from app.services.passwords import MAX_PASSWORD_LENGTH
-from app.settings import Settings
 from app.web.cookies import SESSION_COOKIE
+from app.web.signin import safe_next, signed_in
 from app.web.templating import render
 
 router = APIRouter(include_in_schema=False, dependencies=[Depends(identify)])
 FormText = Annotated[str, Form(max_length=MAX_PASSWORD_LENGTH + 1)]
 NextField = Annotated[str | None, Form(max_length=500)]
-
-
-def safe_next(target: str | None, default: str = "/dashboard") -> str:
-    """Only a path on this site: never `//host` or `https://...`, which would send people
-    elsewhere after signing in."""
-    # Back to the form itself would loop: signed-in people are sent on from there.
-    if target and target.startswith("/") and not target.startswith(("//", "/\\", "/sign")):
-        return target
-    return default
-
-
-def _signed_in(
-    request: Request,
-    session: SessionDep,
-    identity: Identity,
-    user: User,
-    settings: Settings,
-    target: str,
-) -> RedirectResponse:
-    """Carry the guest's data in, start a new session (rotated at sign-in) and go on."""
-    if identity.session_token:
-        accounts.end_session(session, identity.session_token)
-    assert user.id is not None
-    learners.carry_guest_into_account(session, visitor=identity.visitor, user_id=user.id)
-    token = accounts.start_session(session, user=user, days=settings.session_days)
-    session.commit()
-    response = RedirectResponse(target, status_code=303)
-    response.set_cookie(
-        SESSION_COOKIE,
-        token,
-        max_age=settings.session_days * 24 * 3600,
-        httponly=True,
-        samesite="lax",
-        secure=request.url.scheme == "https",
-        path="/",
-    )
-    return response
 
 
 def _form_again(
@@ -129,7 +92,10 @@ async def signup(
             username=username,
             password=password,
         )
-    return _signed_in(request, session, identity, user, settings, target)
+    # The recovery codes are shown once, now, before going on (they are kept only hashed).
+    codes = recovery.issue(session, user)
+    page = render(request, "accounts/recovery_codes.html", {"codes": codes, "next": target})
+    return signed_in(request, session, identity, user, settings, target, response=page)
 
 
 @router.get("/signin")
@@ -161,7 +127,7 @@ async def signin(
     except DomainError as exc:
         session.rollback()
         return _form_again(request, "accounts/signin.html", exc, next=target, username=username)
-    return _signed_in(request, session, identity, user, settings, target)
+    return signed_in(request, session, identity, user, settings, target)
 
 
 @router.post("/signout")
@@ -184,9 +150,16 @@ def _account_page(
 
 
 @router.get("/account")
-async def account_page(request: Request, user: CurrentUser) -> HTMLResponse:
-    """Password, export and deletion."""
-    return _account_page(request, user)
+async def account_page(
+    request: Request, user: CurrentUser, done: Annotated[str | None, Query(max_length=32)] = None
+) -> HTMLResponse:
+    """Password, recovery codes, export and deletion."""
+    message = (
+        "Your new password is set; every other session has ended."
+        if done == "password-reset"
+        else None
+    )
+    return _account_page(request, user, message=message)
 
 
 @router.post("/account/password")

@@ -23,13 +23,14 @@ from app.schemas import (
     Export,
     ItemProgressPublic,
     ItemProgressUpdate,
+    NewUser,
     ProgressPublic,
     Token,
     UserCreate,
     UserPublic,
     errors,
 )
-from app.services import accounts, content_cache, dashboard, items, study
+from app.services import accounts, content_cache, dashboard, items, recovery, study
 from app.services.export import export
 
 router = APIRouter(
@@ -48,13 +49,15 @@ def _public(user: User) -> UserPublic:
 @router.post("/users", status_code=201, responses=errors(409))
 async def create_user(
     body: UserCreate, session: SessionDep, guards: AccountGuardsDep, client: ClientDep
-) -> UserPublic:
-    """Create an account. Sign in with POST /api/token."""
+) -> NewUser:
+    """Create an account. Sign in with POST /api/token. The answer holds the account's
+    recovery codes, this once: each sets a new password at /forgot if it is forgotten."""
     user = await accounts.sign_up(
         session, guards, username=body.username, password=body.password, client=client
     )
+    codes = recovery.issue(session, user)
     session.commit()
-    return _public(user)
+    return NewUser(**_public(user).model_dump(), recovery_codes=codes)
 
 
 @router.post("/token")

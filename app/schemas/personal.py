@@ -28,6 +28,12 @@ class UserPublic(BaseModel):
     created_at: datetime
 
 
+class NewUser(UserPublic):
+    recovery_codes: list[str] = Field(
+        description="One-time codes that set a new password at /forgot; shown only here."
+    )
+
+
 class Token(BaseModel):
     access_token: str
     token_type: str = "bearer"

@@ -172,13 +172,29 @@ async def delete_account(
 ) -> None:
     """Delete the account after its password is confirmed; the database cascades to
     everything attached (not committed)."""
+    await confirm_password(
+        session, guards, user=user, password=password, client=client, then="nothing was deleted"
+    )
+    session.delete(session.merge(user))
+
+
+async def confirm_password(
+    session: Session,
+    guards: AccountGuards,
+    *,
+    user: User,
+    password: str,
+    client: str,
+    then: str = "nothing was changed",
+) -> None:
+    """WrongPassword unless `password` is the user's; counted per client and, when wrong,
+    per (account, client), as every password check is."""
     key = _account_client(user.username, client)
     guards.limits.password_checks_per_client.hit(client)
     guards.limits.failures_per_account_client.check(key)
     if not await guards.checks.run(passwords.verify, user.password_hash, password):
         guards.limits.failures_per_account_client.hit(key)
-        raise WrongPassword("The password is not right; nothing was deleted.")
-    session.delete(session.merge(user))
+        raise WrongPassword(f"The password is not right; {then}.")
 
 
 class WrongPassword(AccountError):

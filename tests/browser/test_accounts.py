@@ -30,10 +30,13 @@ def fresh_username(label: str) -> str:
 
 
 def sign_up(page: Page, username: str, password: str = PASSWORD) -> None:
-    """Fill and send the sign-up form the page is on."""
+    """Fill and send the sign-up form the page is on, and go on past the recovery codes."""
     page.get_by_label("Username").fill(username)
     page.get_by_label("Password").fill(password)
     page.get_by_role("button", name="Create account").click()
+    expect(page.get_by_role("heading", level=1)).to_have_text("Save your recovery codes")
+    expect(page.get_by_role("list", name="Recovery codes").locator("li")).to_have_count(10)
+    page.get_by_role("link", name="I have saved them: continue").click()
 
 
 def sign_in(page: Page, username: str, password: str = PASSWORD) -> None:

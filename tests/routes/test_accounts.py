@@ -444,3 +444,105 @@ def test_a_failure_while_merging_leaves_nothing_half_done(
             (learners[0].id, False),
             (learners[1].id, True),
         ]
+
+
+# Recovery
+
+
+def test_a_recovery_code_sets_a_new_password_once_and_ends_other_sessions(
+    client: TestClient, settings: Settings
+) -> None:
+    codes = sign_up(client, "rosa")
+    assert len(codes) == 10 and len(set(codes)) == 10
+    assert all(re.fullmatch(r"[a-z2-9]{4}-[a-z2-9]{4}-[a-z2-9]{4}", c) for c in codes)
+    with TestClient(create_app(settings)) as laptop:
+        sign_in(laptop, "rosa")
+        client.cookies.clear()
+        new = "a brand new passphrase"
+        wrong = form(
+            client,
+            "/forgot",
+            token_from="/forgot",
+            username="rosa",
+            code="aaaa-bbbb-cccc",
+            new_password=new,
+        )
+        assert wrong.status_code == 422 and "do not match" in wrong.text
+        typed = codes[0].upper().replace("-", " ")  # as read off paper
+        reset = form(
+            client, "/forgot", token_from="/forgot", username="rosa", code=typed, new_password=new
+        )
+        assert (
+            reset.status_code == 303 and reset.headers["location"] == "/account?done=password-reset"
+        )
+        assert "Your new password is set" in client.get(reset.headers["location"]).text
+        assert laptop.get("/account", follow_redirects=False).status_code == 303, "signed out"
+        assert sign_in(laptop, "rosa", new) == 303
+        client.cookies.clear()
+        again = form(
+            client,
+            "/forgot",
+            token_from="/forgot",
+            username="rosa",
+            code=codes[0],
+            new_password="another passphrase",
+        )
+        assert again.status_code == 422, "a code works once"
+    left = client.get("/account/recovery-codes")  # signed out by now: asked to sign in
+    assert left.status_code in (200, 303)
+
+
+def test_recovery_attempts_are_limited_like_sign_ins(client: TestClient) -> None:
+    sign_up(client, "sam")
+    client.cookies.clear()
+    token = csrf_token(client, "/forgot")
+    limit = client.app.state.backprop.account_guards.limits.failures_per_account_client.limit  # type: ignore[attr-defined]
+    for _ in range(limit):
+        data = {"username": "sam", "code": "wrong", "new_password": PASSWORD, "csrf_token": token}
+        assert client.post("/forgot", data=data).status_code == 422
+    data = {"username": "sam", "code": "wrong", "new_password": PASSWORD, "csrf_token": token}
+    limited = client.post("/forgot", data=data)
+    assert limited.status_code == 429 and limited.headers["Retry-After"]
+
+
+def test_new_recovery_codes_need_the_password_and_replace_the_old(client: TestClient) -> None:
+    old = sign_up(client, "tom")
+    assert "10</strong> unused recovery codes" in client.get("/account/recovery-codes").text
+    refused = form(client, "/account/recovery-codes", token_from="/account", password="wrong one")
+    assert refused.status_code == 422 and "not right" in refused.text
+    made = form(client, "/account/recovery-codes", token_from="/account", password=PASSWORD)
+    fresh = re.findall(r"<li><code>([a-z0-9-]+)</code></li>", made.text)
+    assert made.status_code == 200 and len(fresh) == 10 and not set(fresh) & set(old)
+    client.cookies.clear()
+    stale = form(
+        client,
+        "/forgot",
+        token_from="/forgot",
+        username="tom",
+        code=old[1],
+        new_password="x passphrase 9",
+    )
+    assert stale.status_code == 422, "the old codes stopped working"
+
+
+def test_the_api_sign_up_returns_the_recovery_codes_once(client: TestClient) -> None:
+    body = client.post("/api/users", json={"username": "una", "password": PASSWORD}).json()
+    assert len(body["recovery_codes"]) == 10
+
+
+def test_an_operator_resets_a_password_from_the_command_line(
+    client: TestClient, settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import io
+
+    from app import cli
+
+    sign_up(client, "vera")
+    monkeypatch.setenv("DATABASE_URL", settings.database_url)
+    monkeypatch.setattr("sys.stdin", io.StringIO("set by the operator\n"))
+    assert cli.main(["reset-password", "vera"]) == 0
+    assert client.get("/account", follow_redirects=False).status_code == 303, "sessions ended"
+    assert sign_in(client, "vera", "set by the operator") == 303
+    monkeypatch.setattr("sys.stdin", io.StringIO("short\n"))
+    assert cli.main(["reset-password", "vera"]) == 1
+    assert cli.main(["reset-password", "nobody-here"]) == 1

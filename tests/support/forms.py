@@ -30,10 +30,14 @@ def form(client: TestClient, path: str, *, token_from: str = "/", **data: str) -
     return client.post(path, data={**data, "csrf_token": token}, follow_redirects=False)
 
 
-def sign_up(client: TestClient, username: str, password: str = PASSWORD) -> None:
-    """Create an account through the sign-up form; the client is then signed in."""
+def sign_up(client: TestClient, username: str, password: str = PASSWORD) -> list[str]:
+    """Create an account through the sign-up form; the client is then signed in. Returns
+    the recovery codes the form showed."""
     response = form(client, "/signup", token_from="/signup", username=username, password=password)
-    assert response.status_code == 303, response.text
+    assert response.status_code == 200 and "Save your recovery codes" in response.text, (
+        response.text
+    )
+    return re.findall(r"<li><code>([a-z0-9-]+)</code></li>", response.text)
 
 
 def sign_in(client: TestClient, username: str, password: str = PASSWORD) -> int:

@@ -1,0 +1,53 @@
+"""Signing a browser in: the session cookie, carrying the guest's data into the account,
+and where to go next. Shared by sign-in, sign-up and recovery (app/routes)."""
+
+from __future__ import annotations
+
+from fastapi import Request
+from fastapi.responses import RedirectResponse, Response
+from sqlmodel import Session
+
+from app.domain import Identity
+from app.models import User
+from app.services import accounts, learners
+from app.settings import Settings
+from app.web.cookies import SESSION_COOKIE
+
+
+def safe_next(target: str | None, default: str = "/dashboard") -> str:
+    """Only a path on this site: never `//host` or `https://...`, which would send people
+    elsewhere after signing in."""
+    # Back to the form itself would loop: signed-in people are sent on from there.
+    if target and target.startswith("/") and not target.startswith(("//", "/\\", "/sign")):
+        return target
+    return default
+
+
+def signed_in(
+    request: Request,
+    session: Session,
+    identity: Identity,
+    user: User,
+    settings: Settings,
+    target: str,
+    response: Response | None = None,
+) -> Response:
+    """Carry the guest's data in, start a new session (rotated at sign-in) and go on: to
+    `target`, or with `response` (a page to show first) when given."""
+    if identity.session_token:
+        accounts.end_session(session, identity.session_token)
+    assert user.id is not None
+    learners.carry_guest_into_account(session, visitor=identity.visitor, user_id=user.id)
+    token = accounts.start_session(session, user=user, days=settings.session_days)
+    session.commit()
+    response = response or RedirectResponse(target, status_code=303)
+    response.set_cookie(
+        SESSION_COOKIE,
+        token,
+        max_age=settings.session_days * 24 * 3600,
+        httponly=True,
+        samesite="lax",
+        secure=request.url.scheme == "https",
+        path="/",
+    )
+    return response
