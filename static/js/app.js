@@ -117,6 +117,10 @@
     if (event.target.closest("[data-open-shortcuts]")) openShortcuts();
   });
 
+  // Phones: the library's filters fold into one control, so the results start near the top.
+  const fold = document.querySelector(".filter-fold");
+  if (fold && window.matchMedia("(max-width: 820px)").matches) fold.open = false;
+
   // Closing the dialog gives the focus back to what had it (not to the dialog's checkbox).
   let beforeShortcuts = null;
   function openShortcuts() {

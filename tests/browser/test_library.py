@@ -157,6 +157,38 @@ def test_phone_layout_has_no_horizontal_scroll(browser: Browser, live_server: st
     context.close()
 
 
+def test_on_a_phone_results_show_while_typing_and_targets_are_big_enough(
+    browser: Browser, live_server: str
+) -> None:
+    context = browser.new_context(
+        base_url=live_server, viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True
+    )
+    page = context.new_page()
+    page.goto("/items")
+    expect(page.locator("#site-search")).to_be_hidden()  # one search box on the library
+    fold = page.locator("details.filter-fold")
+    expect(fold).not_to_have_attribute("open", "")  # folded into one control
+    page.locator("#q").fill("dropout")
+    first = page.locator("#results .item-link").first
+    expect(first).to_contain_text("Dropout")
+    box = first.bounding_box()
+    # An on-screen keyboard takes about the lower 40% of the screen while typing.
+    assert box is not None and box["y"] + 40 < 844 * 0.6, box
+    fold.locator("summary").click()
+    expect(page.locator("#deck")).to_be_visible()
+    small = page.evaluate(
+        """() => [...document.querySelectorAll('.site-nav a, .btn, summary, select, input[type=search]')]
+            .filter((el) => el.offsetParent !== null)
+            .map((el) => [el.textContent.trim() || el.id, el.getBoundingClientRect().height])
+            .filter(([, height]) => height < 44)"""
+    )
+    assert small == [], small
+    page.goto("/items/batch-normalization")
+    expect(page.locator(".hint-touch")).to_be_visible()  # "tap Run", not Ctrl+Enter
+    expect(page.locator(".hint-keys")).to_be_hidden()
+    context.close()
+
+
 @pytest.mark.console_errors_expected  # Chromium logs every 404 response
 def test_unknown_item_shows_the_404_page(page: Page) -> None:
     response = page.goto("/items/not-a-question")
