@@ -161,6 +161,10 @@
       },
     });
     resetButton.disabled = !restored;
+    // The editable area is keyboard-focusable (contenteditable); saying so with tabindex lets
+    // checkers see that its scrolling box can be reached from the keyboard.
+    const content = host.querySelector(".cm-content");
+    if (content && !content.hasAttribute("tabindex")) content.setAttribute("tabindex", "0");
     figure.backpropEditor = editor; // the Copy button copies the current code
 
     let ticking = null;
