@@ -177,7 +177,8 @@ def test_on_a_phone_results_show_while_typing_and_targets_are_big_enough(
     fold.locator("summary").click()
     expect(page.locator("#deck")).to_be_visible()
     small = page.evaluate(
-        """() => [...document.querySelectorAll('.site-nav a, .btn, summary, select, input[type=search]')]
+        """() => [...document.querySelectorAll(
+                '.site-nav a, .btn, summary, select, input[type=search]')]
             .filter((el) => el.offsetParent !== null)
             .map((el) => [el.textContent.trim() || el.id, el.getBoundingClientRect().height])
             .filter(([, height]) => height < 44)"""
