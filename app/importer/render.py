@@ -17,6 +17,7 @@ from pygments.formatters import HtmlFormatter
 from pygments.lexers import PythonLexer, TextLexer, get_lexer_by_name
 from pygments.util import ClassNotFound
 
+from app.importer.maths import typeset
 from app.importer.parse import make_markdown, parse_fence_info
 
 REQUIREMENT_LABELS = {
@@ -31,7 +32,7 @@ REQUIREMENT_LABELS = {
 _FORMATTER = HtmlFormatter(nowrap=True)
 # Part of every content file's hash: bump it when the HTML this module produces changes, so
 # the next import renders every item again instead of skipping unchanged files.
-RENDER_VERSION = "3"
+RENDER_VERSION = "4"  # 4: formulas in prose typeset as MathML (maths.py)
 
 
 @dataclass(frozen=True)
@@ -88,6 +89,10 @@ class _Renderer(RendererHTML):
             f'<pre class="hl"><code class="language-python">{highlight_code(code)}</code></pre>'
             f"</figure>\n"
         )
+
+    def text(self, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType) -> str:
+        """Prose, with its formula pieces typeset as MathML (maths.py)."""
+        return typeset(tokens[idx].content)
 
     def table_open(
         self, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType
