@@ -25,6 +25,7 @@ from app.routes import (
     admin,
     api,
     dashboard,
+    labs_api,
     me,
     mock,
     pages,
@@ -145,8 +146,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     # first (no path of theirs overlaps another's), so the item page is found without first
     # testing every API route.
     routers = (
-        pages, api, runs, me, quizzes_api, study, dashboard, quizzes, mock, admin, accounts,
-        recovery,
+        pages, api, runs, me, quizzes_api, labs_api, study, dashboard, quizzes, mock, admin,
+        accounts, recovery,
     )  # fmt: skip
     for module in routers:
         app.include_router(module.router)

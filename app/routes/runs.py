@@ -26,8 +26,8 @@ from app.deps import (
 )
 from app.domain import RunRejected
 from app.schemas import RunAccepted, RunCreate, RunPublic, errors
-from app.services import items, learners, runs
-from app.services.runs import RunOrigin
+from app.services import runs
+from app.services.run_origin import origin_for
 from sandbox.protocol import CEILINGS, Finished, event_to_json
 
 HEARTBEAT_SECONDS = 15
@@ -95,19 +95,7 @@ async def start_run(
 ) -> RunAccepted:
     """Queue code to run; follow it at /api/runs/{id}/events. A client with neither cookies
     nor a bearer token gets a capability token for the run in the answer."""
-    item_id = items.item_row(session.connection(), slug=body.item).id if body.item else None
-    learner_id = None
-    if identity.signed_in or identity.known_browser:
-        learner_id = learners.resolve_or_create(session, identity).learner_id
-        session.commit()
-    session.close()  # give the connection back before waiting on the sandbox
-    origin = RunOrigin(
-        owner=identity.owner_key,
-        client=client,
-        learner_id=learner_id,
-        item_id=item_id,
-        sample_index=body.sample,
-    )
+    origin = origin_for(session, identity, client=client, item_slug=body.item, sample=body.sample)
     submitted = await runs.submit(
         engine, queue, limiter, code=body.code, backend=body.backend, origin=origin
     )

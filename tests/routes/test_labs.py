@@ -80,3 +80,28 @@ def test_forged_or_malformed_result_lines_are_ignored() -> None:
         [good, "BACKPROP_LAB_RESULT {not json", 'BACKPROP_LAB_RESULT {"verdict": "best ever"}']
     )
     assert [r["label"] for r in parse_results(text)] == ["ok"]
+
+
+def test_the_labs_api_lists_runs_and_keeps_a_labs_own_run(client: TestClient) -> None:
+    listed = client.get("/api/labs").json()
+    assert len(listed) == 10
+    mlp = next(lab for lab in listed if lab["slug"] == "lab-mlp-item-26")
+    assert mlp["measures"] == ["torch-compile"] and mlp["measurements"] == []
+
+    client.app.state.backprop.run_queue.script = lab_script  # type: ignore[attr-defined]
+    started = client.post("/api/labs/lab-mlp-item-26/runs", json={"backend": "cpu"})
+    assert started.status_code == 202, started.text
+    body = started.json()
+    owner = {"X-Run-Token": body["token"]} if body["token"] else {}
+    assert events_of(client, body["id"], headers=owner)[-1][1]["verdict"] == "ok"
+
+    lab = client.get("/api/labs/lab-mlp-item-26").json()
+    (kept,) = lab["measurements"]
+    assert (kept["label"], kept["device"], kept["verdict"]) == ("MLP, batch 256", DEVICE, "faster")
+    assert kept["speedup"] == 2.0 and kept["result"]["receipt"]["torch"] == "2.x"
+
+
+def test_only_labs_can_be_run_as_labs(client: TestClient) -> None:
+    assert client.get("/api/labs/dropout").status_code == 404
+    refused = client.post("/api/labs/dropout/runs", json={})
+    assert refused.status_code == 404 and "No lab is called 'dropout'" in refused.json()["detail"]

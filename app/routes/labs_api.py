@@ -1,0 +1,87 @@
+"""The timing labs in the JSON API: what each lab times and what it measured, and starting
+a run of a lab's own code (whose result is kept, as when it runs from the lab's page)."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, Depends
+from sqlalchemy import Connection
+
+from app.deps import (
+    ClientDep,
+    EngineDep,
+    IdentityDep,
+    RunLimiterDep,
+    RunQueueDep,
+    SessionDep,
+    identify,
+)
+from app.domain import NotFound
+from app.schemas import RunAccepted, errors
+from app.schemas.labs import LabPublic, LabRunCreate, MeasurementPublic
+from app.services import content_cache, items, labs, runs
+from app.services.items import ItemRow
+from app.services.run_origin import origin_for
+
+LAB_DECK = "labs"
+
+router = APIRouter(prefix="/api/labs", tags=["labs"], dependencies=[Depends(identify)])
+
+
+def _lab(connection: Connection, slug: str) -> ItemRow:
+    row = next((r for r in content_cache.snapshot(connection).rows if r.slug == slug), None)
+    if row is None or row.deck_slug != LAB_DECK:
+        raise NotFound(f"No lab is called '{slug}'.")
+    return row
+
+
+@router.get("")
+async def list_labs(engine: EngineDep) -> list[LabPublic]:
+    """Every lab, with its latest measurements on each device."""
+    with engine.connect() as connection:
+        rows = [r for r in content_cache.snapshot(connection).rows if r.deck_slug == LAB_DECK]
+        return [
+            LabPublic(
+                slug=r.slug,
+                title=r.title,
+                measures=r.measure_list,
+                measurements=[MeasurementPublic.of(m) for m in labs.latest(connection, r.id)],
+            )
+            for r in rows
+        ]
+
+
+@router.get("/{slug}", responses=errors(404))
+async def get_lab(slug: str, engine: EngineDep) -> LabPublic:
+    """One lab, with every measurement kept (the most recent per device)."""
+    with engine.connect() as connection:
+        row = _lab(connection, slug)
+        kept = labs.measured(connection, row.id)
+    return LabPublic(
+        slug=row.slug,
+        title=row.title,
+        measures=row.measure_list,
+        measurements=[MeasurementPublic.of(m) for device in kept.values() for m in device],
+    )
+
+
+@router.post("/{slug}/runs", status_code=202, responses=errors(401, 403, 404, 429, 503))
+async def run_lab(
+    slug: str,
+    session: SessionDep,
+    identity: IdentityDep,
+    client: ClientDep,
+    engine: EngineDep,
+    queue: RunQueueDep,
+    limiter: RunLimiterDep,
+    body: LabRunCreate | None = None,
+) -> RunAccepted:
+    """Run the lab's own code: follow it at /api/runs/{id}/events. When it ends, the timing
+    receipt is in its output and kept with the lab (GET /api/labs/{slug})."""
+    row = _lab(session.connection(), slug)
+    page = items.item_detail(session.connection(), slug=row.slug, with_samples=True)
+    origin = origin_for(session, identity, client=client, item_slug=row.slug, sample=1)
+    backend = body.backend if body else "auto"
+    submitted = await runs.submit(
+        engine, queue, limiter, code=page.samples[0].code, backend=backend, origin=origin
+    )
+    return RunAccepted(id=submitted.run.id, status=submitted.run.status, token=submitted.token)

@@ -1,0 +1,37 @@
+"""Who a run belongs to, worked out once for every way of starting one (code from the
+editor, a lab started through the API)."""
+
+from __future__ import annotations
+
+from sqlmodel import Session
+
+from app.domain import Identity
+from app.services import items, learners
+from app.services.runs import RunOrigin
+
+
+def origin_for(
+    session: Session,
+    identity: Identity,
+    *,
+    client: str,
+    item_slug: str | None,
+    sample: int | None,
+) -> RunOrigin:
+    """The run's owner and source. A browser that will be recognised again (or an account)
+    gets a learner now; a cookie-less client owns the run by its capability token instead.
+    Commits the new learner, if any, and closes the session: a run is then awaited, and no
+    connection may be held meanwhile."""
+    item_id = items.item_row(session.connection(), slug=item_slug).id if item_slug else None
+    learner_id = None
+    if identity.signed_in or identity.known_browser:
+        learner_id = learners.resolve_or_create(session, identity).learner_id
+        session.commit()
+    session.close()
+    return RunOrigin(
+        owner=identity.owner_key,
+        client=client,
+        learner_id=learner_id,
+        item_id=item_id,
+        sample_index=sample,
+    )
