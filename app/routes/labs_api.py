@@ -24,7 +24,8 @@ from app.services.run_origin import origin_for
 
 LAB_DECK = "labs"
 
-router = APIRouter(prefix="/api/labs", tags=["labs"], dependencies=[Depends(identify)])
+# Reading labs needs nobody; starting a run is someone's (identify: cookies or a token).
+router = APIRouter(prefix="/api/labs", tags=["labs"], responses=errors(413))
 
 
 def _lab(connection: Connection, slug: str) -> ItemRow:
@@ -64,7 +65,12 @@ async def get_lab(slug: str, engine: EngineDep) -> LabPublic:
     )
 
 
-@router.post("/{slug}/runs", status_code=202, responses=errors(401, 403, 404, 429, 503))
+@router.post(
+    "/{slug}/runs",
+    status_code=202,
+    dependencies=[Depends(identify)],
+    responses=errors(400, 401, 403, 404, 422, 429, 503),
+)
 async def run_lab(
     slug: str,
     session: SessionDep,
