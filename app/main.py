@@ -27,6 +27,7 @@ from app.routes import (
     dashboard,
     labs_api,
     me,
+    metrics,
     mock,
     pages,
     quizzes,
@@ -49,6 +50,7 @@ from app.web.body_limit import BodyLimit
 from app.web.compression import CompressDynamic
 from app.web.cookies import RequestCookies
 from app.web.errors import add_error_handlers
+from app.web.metrics import RequestTiming
 from app.web.security import DOCS_PATH, SecurityHeaders
 from app.web.static import VersionedStaticFiles, precompress
 from app.web.templating import STATIC_DIR, asset_url, compile_all
@@ -141,13 +143,14 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.add_middleware(RequestCookies, secret_key=settings.resolved_secret_key())
     app.add_middleware(SecurityHeaders)
     app.add_middleware(CompressDynamic)
+    app.add_middleware(RequestTiming)  # outermost: the time a client waits, compression included
     app.mount("/static", VersionedStaticFiles(directory=STATIC_DIR), name="static")
     # Routes are tried in order, each included router scanning all of its own: the pages go
     # first (no path of theirs overlaps another's), so the item page is found without first
     # testing every API route.
     routers = (
         pages, api, runs, me, quizzes_api, labs_api, study, dashboard, quizzes, mock, admin,
-        accounts, recovery,
+        accounts, recovery, metrics,
     )  # fmt: skip
     for module in routers:
         app.include_router(module.router)

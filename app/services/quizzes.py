@@ -17,6 +17,7 @@ from enum import StrEnum
 
 from sqlmodel import col, select
 
+from app import metrics
 from app.domain import DomainError, InvalidInput, LearnerScope, NotFound
 from app.models import AttemptQuestion, Choice, Item, Question, QuizAttempt
 from app.services import review, study
@@ -208,6 +209,7 @@ def submit(scope: LearnerScope, attempt_id: str, *, now: datetime) -> AttemptVie
     attempt = _attempt(scope, attempt_id, now=now)
     if attempt.closed_at is None:
         _close(scope, attempt, at=now)
+        metrics.QUIZ_SUBMISSIONS.labels(attempt.mode).inc()
     return build_view(scope, attempt, now)
 
 

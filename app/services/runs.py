@@ -15,8 +15,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy.engine import Engine
-from sqlmodel import Session
+from sqlmodel import Session, col, func, select
 
+from app import metrics
 from app.domain import LearnerScope, RateLimited, RunNotFound, RunRejected, SandboxBusy
 from app.models import Item, Run, utcnow
 from app.runqueue import QueueRefused, RunQueue
@@ -84,6 +85,12 @@ class RunRecorder:
         await asyncio.to_thread(self._update, run_id, fields)
 
     async def finished(self, run_id: str, result: RunResult) -> None:
+        verdict = result.verdict.value
+        metrics.RUN_VERDICTS.labels(verdict).inc()
+        if result.wall_ms is not None:
+            metrics.RUN_SECONDS.labels(result.backend or "none", verdict).observe(
+                result.wall_ms / 1000
+            )
         outcome = {k: _storable(v) for k, v in result.to_json().items() if k in _OUTCOME_FIELDS}
         try:
             await asyncio.to_thread(self._record_outcome, run_id, outcome)
@@ -272,3 +279,14 @@ class StreamSlots:
             self._open[owner] = left
         else:
             self._open.pop(owner, None)
+
+
+def unfinished_counts(engine: Engine) -> dict[str, int]:
+    """Runs queued and running, for the metrics."""
+    statement = (
+        select(Run.status, func.count())
+        .where(col(Run.status).in_(("queued", "running")))
+        .group_by(col(Run.status))
+    )
+    with Session(engine) as session:
+        return {status: count for status, count in session.exec(statement)}
