@@ -151,6 +151,13 @@ def _change_password(
 ) -> None:
     if not passwords.verify(user.password_hash, current):
         raise WrongPassword("The current password is not right; nothing was changed.")
+    set_new_password(session, user=user, new=new, keep=keep)
+
+
+def set_new_password(session: Session, *, user: User, new: str, keep: str | None = None) -> None:
+    """The one way a password changes (by its owner, with a recovery code, or by the
+    operator): checked, hashed (call it through PasswordChecks), and every session but
+    `keep` and every API token ended (not committed)."""
     passwords.check_new(new, username=user.username)
     user.password_hash = passwords.hash_password(new)
     user.password_changed_at = utcnow()

@@ -12,8 +12,8 @@ from sqlalchemy import delete
 from sqlmodel import Session, col, select
 
 from app.domain import AccountError
-from app.models import ApiToken, LoginSession, RecoveryCode, User, utcnow
-from app.services import passwords
+from app.models import RecoveryCode, User, utcnow
+from app.services import accounts
 from app.services.accounts import AccountGuards, normalise_username
 
 CODES = 10
@@ -68,12 +68,9 @@ async def reset_password(
     if user is None or found is None:
         guards.limits.failures_per_account_client.hit(key)
         raise AccountError(NO_MATCH, field="code")
-    passwords.check_new(new_password, username=user.username)
-    user.password_hash = await guards.checks.run(_hash, new_password)
-    user.password_changed_at = found.used_at = utcnow()
-    session.add_all([user, found])
-    session.execute(delete(LoginSession).where(col(LoginSession.user_id) == user.id))
-    session.execute(delete(ApiToken).where(col(ApiToken.user_id) == user.id))
+    await guards.checks.run(accounts.set_new_password, session, user=user, new=new_password)
+    found.used_at = utcnow()
+    session.add(found)
     return user
 
 
@@ -84,17 +81,8 @@ def set_password(session: Session, *, username: str, new_password: str) -> User:
     user = session.exec(select(User).where(User.username == name)).first()
     if user is None:
         raise AccountError(f"There is no account called '{name}'.")
-    passwords.check_new(new_password, username=user.username)
-    user.password_hash = passwords.hash_password(new_password)
-    user.password_changed_at = utcnow()
-    session.add(user)
-    session.execute(delete(LoginSession).where(col(LoginSession.user_id) == user.id))
-    session.execute(delete(ApiToken).where(col(ApiToken.user_id) == user.id))
+    accounts.set_new_password(session, user=user, new=new_password)
     return user
-
-
-def _hash(password: str) -> str:
-    return passwords.hash_password(password)
 
 
 def _digest(code: str) -> str:

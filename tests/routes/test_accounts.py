@@ -488,8 +488,9 @@ def test_a_recovery_code_sets_a_new_password_once_and_ends_other_sessions(
             new_password="another passphrase",
         )
         assert again.status_code == 422, "a code works once"
-    left = client.get("/account/recovery-codes")  # signed out by now: asked to sign in
-    assert left.status_code in (200, 303)
+    assert sign_in(client, "rosa", new) == 303
+    left = client.get("/account/recovery-codes").text
+    assert "<strong>9</strong> unused recovery codes" in left, "the used code is gone"
 
 
 def test_recovery_attempts_are_limited_like_sign_ins(client: TestClient) -> None:
