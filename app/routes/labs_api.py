@@ -90,4 +90,4 @@ async def run_lab(
     submitted = await runs.submit(
         engine, queue, limiter, code=page.samples[0].code, backend=backend, origin=origin
     )
-    return RunAccepted(id=submitted.run.id, status=submitted.run.status, token=submitted.token)
+    return RunAccepted.of(submitted)

@@ -99,7 +99,7 @@ async def start_run(
     submitted = await runs.submit(
         engine, queue, limiter, code=body.code, backend=body.backend, origin=origin
     )
-    return RunAccepted(id=submitted.run.id, status=submitted.run.status, token=submitted.token)
+    return RunAccepted.of(submitted)
 
 
 @router.get("/{run_id}")

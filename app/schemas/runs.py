@@ -7,6 +7,7 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from app.models import Run
+from app.services.runs import Submitted
 from sandbox.protocol import MAX_CODE_BYTES
 
 
@@ -28,6 +29,10 @@ class RunAccepted(BaseModel):
         "capability. Send it as the X-Run-Token header (or ?token= for EventSource) to read, "
         "follow or cancel the run; nobody else can.",
     )
+
+    @classmethod
+    def of(cls, submitted: Submitted) -> RunAccepted:
+        return cls(id=submitted.run.id, status=submitted.run.status, token=submitted.token)
 
 
 class RunPublic(BaseModel):

@@ -11,6 +11,7 @@ import secrets
 import signal
 import time
 from abc import ABC, abstractmethod
+from collections.abc import Callable
 from pathlib import Path
 
 log = logging.getLogger("sandbox")
@@ -18,6 +19,14 @@ log = logging.getLogger("sandbox")
 PARENT = "backprop-sandbox"  # beside the worker's own cgroup: <own>/backprop-sandbox/<key>/run-*
 RUN_PREFIX = "run-"
 FREEZE_WAIT_SECONDS = 1.0
+
+
+def wait_until(frozen: Callable[[], bool]) -> None:
+    """Poll until `frozen()` holds, FREEZE_WAIT_SECONDS at most: a freeze takes effect task by
+    task, and a run that is slow to stop is killed anyway (killing needs no freeze)."""
+    deadline = time.monotonic() + FREEZE_WAIT_SECONDS
+    while not frozen() and time.monotonic() <= deadline:
+        time.sleep(0.001)
 
 
 def read_pids(procs: Path) -> list[int]:

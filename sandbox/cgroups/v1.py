@@ -3,15 +3,14 @@ without swap, a pids cap, a CPU quota, no huge pages, and the freezer when there
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 from sandbox.cgroups.base import (
-    FREEZE_WAIT_SECONDS,
     PARENT,
     CgroupTree,
     RunCgroup,
     read_pids,
+    wait_until,
     write,
 )
 from sandbox.cgroups.layout import Layout
@@ -66,12 +65,8 @@ class CgroupV1(RunCgroup):
         state = self.dirs["freezer"] / "freezer.state"
         try:
             write(state, "FROZEN" if frozen else "THAWED")
-            deadline = time.monotonic() + FREEZE_WAIT_SECONDS
-            # FREEZING until every task has stopped; kill anyway if it takes too long.
-            while frozen and state.read_text().strip() != "FROZEN":
-                if time.monotonic() > deadline:
-                    break
-                time.sleep(0.001)
+            if frozen:  # FREEZING until every task has stopped
+                wait_until(lambda: state.read_text().strip() == "FROZEN")
         except OSError:
             return False
         return True

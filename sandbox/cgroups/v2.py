@@ -7,15 +7,14 @@ from __future__ import annotations
 
 import errno
 import os
-import time
 from pathlib import Path
 
 from sandbox.cgroups.base import (
-    FREEZE_WAIT_SECONDS,
     PARENT,
     CgroupTree,
     RunCgroup,
     read_pids,
+    wait_until,
     write,
 )
 from sandbox.cgroups.layout import V2_OPTIONAL, V2_REQUIRED, Layout
@@ -66,11 +65,8 @@ class CgroupV2(RunCgroup):
     def freeze(self, frozen: bool) -> bool:
         try:
             write(self.path / "cgroup.freeze", "1" if frozen else "0")
-            deadline = time.monotonic() + FREEZE_WAIT_SECONDS
-            while frozen and _keyed(self.path / "cgroup.events").get("frozen") != 1:
-                if time.monotonic() > deadline:
-                    break
-                time.sleep(0.001)
+            if frozen:
+                wait_until(lambda: _keyed(self.path / "cgroup.events").get("frozen") == 1)
         except OSError:
             return False
         return True
