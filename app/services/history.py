@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
-from sqlmodel import col, select
+from datetime import datetime
+from typing import NamedTuple
+
+from sqlalchemy import bindparam
+from sqlalchemy import select as core_select
+from sqlmodel import col
 
 from app.domain import LearnerScope
 from app.models import Run
@@ -10,12 +15,39 @@ from app.models import Run
 ITEM_RUNS = 5  # runs of an item its page lists
 
 
-def runs_of(scope: LearnerScope, item_id: int | None, limit: int = ITEM_RUNS) -> list[Run]:
-    """The learner's latest runs of the item's samples, newest first."""
-    statement = (
-        select(Run)
-        .where(Run.learner_id == scope.learner_id, Run.item_id == item_id)
-        .order_by(col(Run.created_at).desc())
-        .limit(limit)
+class RunLine(NamedTuple):
+    """What the item page shows of a run: its outcome and the code it ran."""
+
+    verdict: str | None
+    status: str
+    sample_index: int | None
+    wall_ms: int | None
+    backend: str | None
+    created_at: datetime
+    code: str
+
+
+# Built once with bound parameters, and only the columns shown (a run's output can be large):
+# the item page is the hottest page there is (services/study.py says the same of visits).
+_LATEST = (
+    core_select(
+        col(Run.verdict),
+        col(Run.status),
+        col(Run.sample_index),
+        col(Run.wall_ms),
+        col(Run.backend),
+        col(Run.created_at),
+        col(Run.code),
     )
-    return list(scope.session.exec(statement))
+    .where(col(Run.learner_id) == bindparam("learner"), col(Run.item_id) == bindparam("item"))
+    .order_by(col(Run.created_at).desc())
+    .limit(ITEM_RUNS)
+)
+
+
+def runs_of(scope: LearnerScope, item_id: int | None) -> list[RunLine]:
+    """The learner's latest runs of the item's samples, newest first."""
+    rows = scope.session.connection().execute(
+        _LATEST, {"learner": scope.learner_id, "item": item_id}
+    )
+    return [RunLine(*row) for row in rows]

@@ -22,7 +22,6 @@ from app.models import (
     ItemProgress,
     QuizPrompt,
     RecallCheck,
-    Run,
     utcnow,
 )
 from app.services import history, progress
@@ -79,7 +78,7 @@ class StudyView:
     status: Status
     latest_checks: dict[int, bool]
     note_html: Markup | None
-    runs: list[Run]  # the learner's latest runs of this item's code, newest first
+    runs: list[history.RunLine]  # the learner's latest runs of this item's code, newest first
     drafts: dict[int, str] = field(default_factory=dict)  # an account's edited samples
 
     def context(self) -> dict[str, object]:
