@@ -15,6 +15,7 @@ import logging
 import os
 import tempfile
 import time
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -198,9 +199,7 @@ class Worker:
         """Run `request` once its backend has a free slot. The run's context is appended to
         `contexts` as soon as it has one, so that the caller can stop it."""
 
-        def refuse(verdict: Verdict, detail: str) -> RunResult:
-            return RunResult.refused(request.id, verdict, detail, backend=request.backend.value)
-
+        refuse = partial(_refused, request)
         if self.problem:
             return refuse(Verdict.INTERNAL_ERROR, self.status().detail)
         await self.ready.wait()  # a run that comes while the zygotes warm waits for them
@@ -225,15 +224,13 @@ class Worker:
         """Run `request` in `pool` once a slot is free; `warm_into`: a warming run, with that
         folder as its writable compile cache."""
 
-        def refuse(verdict: Verdict, detail: str) -> RunResult:
-            return RunResult.refused(request.id, verdict, detail, backend=request.backend.value)
-
         slot = await pool.acquire(emit)
         try:
             try:
                 zygote = await pool.ensure_zygote()
             except ZygoteDied as exc:
-                return refuse(Verdict.INTERNAL_ERROR, f"The sandbox could not start: {exc}")
+                detail = f"The sandbox could not start: {exc}"
+                return _refused(request, Verdict.INTERNAL_ERROR, detail)
             ctx = self._context(request, pool, slot, warm_into)
             contexts.append(ctx)
             started = time.monotonic()
@@ -264,3 +261,8 @@ class Worker:
             compile_cache=str(cache) if cache else None,
             warm=warm_into is not None,
         )
+
+
+def _refused(request: RunRequest, verdict: Verdict, detail: str) -> RunResult:
+    """The answer to a request that will not run, in the request's own terms."""
+    return RunResult.refused(request.id, verdict, detail, backend=request.backend.value)
