@@ -56,8 +56,8 @@ async def home(
     """What Backprop offers and the decks to start from; for a returning learner, first
     where to go on, what is due for review and their streak."""
     catalogue = content_cache.snapshot(connection).catalogue
-    board = dashboard.dashboard(learner, catalogue) if learner is not None else None
-    context = {"catalogue": catalogue, "board": board, "done": DONE_MESSAGES.get(done or "")}
+    welcome = dashboard.welcome(learner) if learner is not None else None
+    context = {"catalogue": catalogue, "welcome": welcome, "done": DONE_MESSAGES.get(done or "")}
     return render(request, "home.html", context)
 
 

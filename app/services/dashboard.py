@@ -83,16 +83,76 @@ def runs(scope: LearnerScope, limit: int | None = None) -> list[tuple[Run, Item 
     return [(run, item) for run, item in scope.session.exec(statement)]
 
 
+@dataclass(frozen=True)
+class Welcome:
+    """What a returning learner's home page shows first."""
+
+    continue_item: Item | None
+    continue_reason: str
+    streak_days: int
+    practice_days: int
+
+
+def welcome(scope: LearnerScope, *, today: date | None = None) -> Welcome:
+    """Where to go on and the streak, without the rest of the dashboard (its calendar, bars
+    and runs): the home page shows only these."""
+    items = _items(scope)
+    mine = study.progress_by_item(scope)
+    status_of = _statuses(items, mine)
+    practice_days = _practice_days(scope)
+    cont, reason = _continue(items, mine, status_of)
+    return Welcome(
+        continue_item=cont,
+        continue_reason=reason,
+        streak_days=progress.streak(practice_days, today=today or utcnow().date()),
+        practice_days=len(practice_days),
+    )
+
+
+def _items(scope: LearnerScope) -> list[Item]:
+    statement = select(Item).options(*LIST_COLUMNS).order_by(col(Item.deck_slug), col(Item.number))
+    return list(scope.session.exec(statement))
+
+
+def _statuses(items: list[Item], mine: dict[int, ItemProgress]) -> dict[int | None, Status]:
+    return {i.id: Status(mine[i.id].status) if i.id in mine else Status.new for i in items}
+
+
+def _practice_days(scope: LearnerScope) -> set[date]:
+    """Every day with practice: the streak may be older than the calendar."""
+    return set(
+        scope.session.exec(
+            select(col(Activity.day)).where(
+                Activity.learner_id == scope.learner_id,
+                (col(Activity.runs) + col(Activity.checks)) > 0,
+            )
+        )
+    )
+
+
+def _visited(items: list[Item], mine: dict[int, ItemProgress]) -> list[ItemProgress]:
+    """The learner's items in the order last opened, most recent first."""
+    ids = {i.id for i in items}
+    return sorted(
+        (p for p in mine.values() if p.last_visit_at and p.item_id in ids),
+        key=lambda p: p.last_visit_at or datetime.min,
+        reverse=True,
+    )
+
+
+def _continue(
+    items: list[Item], mine: dict[int, ItemProgress], status_of: dict[int | None, Status]
+) -> tuple[Item | None, str]:
+    by_id = {i.id: i for i in items}
+    return _next_step(items, _visited(items, mine), status_of, by_id)
+
+
 def dashboard(scope: LearnerScope, catalogue: Catalogue, *, today: date | None = None) -> Dashboard:
     today = today or utcnow().date()
     session = scope.session
-    items = list(
-        session.exec(
-            select(Item).options(*LIST_COLUMNS).order_by(col(Item.deck_slug), col(Item.number))
-        )
-    )
+    items = _items(scope)
     mine = study.progress_by_item(scope)
-    status_of = {i.id: Status(mine[i.id].status) if i.id in mine else Status.new for i in items}
+    status_of = _statuses(items, mine)
     decks = [
         _bar(d.slug, d.title, [i for i in items if i.deck_slug == d.slug], status_of)
         for d in catalogue.decks
@@ -108,21 +168,9 @@ def dashboard(scope: LearnerScope, catalogue: Catalogue, *, today: date | None =
             select(Activity).where(Activity.learner_id == scope.learner_id, Activity.day >= start)
         )
     }
-    # The streak may be older than the calendar: read practice days back as far as it goes.
-    practice_days = set(
-        session.exec(
-            select(col(Activity.day)).where(
-                Activity.learner_id == scope.learner_id,
-                (col(Activity.runs) + col(Activity.checks)) > 0,
-            )
-        )
-    )
+    practice_days = _practice_days(scope)
     by_id = {i.id: i for i in items}
-    visited = sorted(
-        (p for p in mine.values() if p.last_visit_at and p.item_id in by_id),
-        key=lambda p: p.last_visit_at or datetime.min,
-        reverse=True,
-    )
+    visited = _visited(items, mine)
     cont, reason = _next_step(items, visited, status_of, by_id)
     # Bookmarked items may never have been opened (bookmarked from the API): those last.
     recent_first = [*visited, *(p for p in mine.values() if not p.last_visit_at)]
