@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import Column, Text
+from sqlalchemy import Column, Index, Integer, Text
 from sqlmodel import Field, SQLModel
 
 from app.models.base import utcnow
@@ -34,6 +34,13 @@ class Run(SQLModel, table=True):
     backend: str | None = Field(default=None, max_length=8)
     device: str | None = Field(default=None, max_length=200)
     status: str = Field(default="queued", max_length=16)  # queued, running, done
+    # Deliveries to a worker so far. With a fleet, a run whose worker died before starting it
+    # is delivered once more; the count lets only one delivery move it on (compare-and-set).
+    attempt: int = Field(default=0, sa_column=Column(Integer, nullable=False, server_default="0"))
+    # A client's Idempotency-Key for POST /api/runs: the same key from the same owner gives
+    # the same run rather than a second one.
+    idempotency_key: str | None = Field(default=None, max_length=64)
+    started_at: datetime | None = None
     verdict: str | None = Field(default=None, max_length=16)
     exit_code: int | None = None
     stdout: str = Field(default="", sa_column=Column(Text, nullable=False, default=""))
@@ -45,6 +52,10 @@ class Run(SQLModel, table=True):
     max_memory_mb: int | None = None
     created_at: datetime = Field(default_factory=utcnow, index=True)
     finished_at: datetime | None = None
+
+    __table_args__ = (
+        Index("ux_run_visitor_idempotency_key", "visitor", "idempotency_key", unique=True),
+    )
 
 
 class LabMeasurement(SQLModel, table=True):
