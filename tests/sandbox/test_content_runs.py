@@ -71,3 +71,18 @@ def test_sample_that_cannot_run_here_has_a_variant(pair: tuple[ParsedItem, Sampl
 def test_every_deck_has_samples_to_run() -> None:
     assert len(RUNNABLE) >= 40
     assert Path(CONTENT_DIR).is_dir()
+
+
+# Samples that need only a GPU (and perhaps more time): as printed, on the CUDA backend.
+ON_GPU = [(i, s) for i, s in ALL if "cuda" in s.requires and set(s.requires) <= {"cuda", "long"}]
+
+
+@needs_isolation
+@pytest.mark.parametrize("pair", ON_GPU, ids=[sample_id(p) for p in ON_GPU])
+def test_gpu_sample_runs_ok_on_the_cuda_backend(
+    worker: WorkerHandle, pair: tuple[ParsedItem, SampleSpec]
+) -> None:
+    if "cuda" not in worker.status()["backends"]:
+        pytest.skip("this host's worker has no CUDA backend (no NVIDIA GPU answered)")
+    result = worker.run(pair[1].code, LIMITS, backend="cuda")
+    assert result["verdict"] == "ok", f"{result['detail']}\n{result['stderr'][-1500:]}"
