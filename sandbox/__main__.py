@@ -8,6 +8,7 @@ import logging
 import os
 from pathlib import Path
 
+from sandbox import cgroups
 from sandbox.server import serve
 from sandbox.worker import Worker, default_state_dir
 
@@ -55,7 +56,17 @@ def main() -> None:
         help="a folder of lab pages (content/labs): once ready, compile their samples into "
         "the compile cache every run starts from (see sandbox/compile_cache.py)",
     )
+    parser.add_argument(
+        "--cgroup",
+        type=Path,
+        default=None,
+        help="cgroup v2: move into this folder of the unified hierarchy first and give runs "
+        "cgroups under it; for hosts where no service manager delegates one (it must offer "
+        "the memory, pids and cpu controllers and hold no other process)",
+    )
     args = parser.parse_args()
+    if args.cgroup is not None:
+        cgroups.enter(args.cgroup)
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     worker = Worker(
         cpu_slots=args.cpu_slots,

@@ -15,15 +15,16 @@ from sandbox import cgroups, seccomp
 from sandbox.jail import NAMESPACE_FLAGS
 
 
-def isolation_problem() -> str | None:
-    """Why runs cannot be jailed here, or None when every part of the jail is available."""
+def isolation_problem(layout: cgroups.Layout | None = None) -> str | None:
+    """Why runs cannot be jailed here, or None when every part of the jail is available;
+    `layout`: the cgroup the worker will use, when not this process's own."""
     if platform.system() != "Linux":
         return "the sandbox needs Linux (namespaces, cgroups, seccomp)"
     if not seccomp.supported():
         return f"the seccomp filter is written for x86-64; this host is {platform.machine()}"
     if os.geteuid() != 0:
         return "the sandbox worker must run as root to build each run's jail"
-    problem = cgroups.check()
+    problem = cgroups.check(layout)
     if problem:
         return problem
     return _namespaces_problem()

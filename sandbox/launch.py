@@ -83,7 +83,7 @@ def main(state_dir: Path, backend: str, control_fd: int, worker: int) -> None:
             os.close(fd)
     os.chdir("/")
     executable = view.zygote_executable()
-    env = {**zygote_env(), "PYTHONPATH": zygote_python_path()}
+    env = {**zygote_env(backend), "PYTHONPATH": zygote_python_path()}
     os.execve(executable, [executable, "-m", "sandbox.zygote", backend, str(control_fd)], env)
 
 

@@ -4,12 +4,17 @@ Runs in the jail's PID 1, still root, inside the run's own mount namespace."""
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
+import functools
 import os
+import stat
+import subprocess
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from sandbox.compile_cache import JAIL_CACHE, JAIL_SCRATCH
+from sandbox.neutral import SYSTEM_PATHS
 
 if TYPE_CHECKING:
     from sandbox.jail import JailSpec
@@ -91,6 +96,45 @@ def _mount_compile_cache(spec: JailSpec, root: str) -> None:
             os.close(fd)
 
 
+def gpu_devices() -> list[str]:
+    """The NVIDIA device nodes a CUDA run needs: the control node, unified memory and the
+    GPUs. Only character devices: not the folder nvidia-caps (MIG capabilities), nor the
+    display driver's nvidia-modeset."""
+    found = []
+    for name in sorted(os.listdir("/dev")):
+        if not name.startswith("nvidia") or name == "nvidia-modeset":
+            continue
+        with contextlib.suppress(OSError):
+            if stat.S_ISCHR(os.stat(f"/dev/{name}").st_mode):
+                found.append(name)
+    return found
+
+
+GPU_LIBRARIES = ("libcuda.so.1", "libnvidia-ml.so.1")
+
+
+@functools.cache
+def gpu_library_dirs() -> list[str]:
+    """Folders of the NVIDIA driver's own libraries (CUDA driver, NVML), as the loader's cache
+    lists them. A GPU container runtime often mounts them on their own (e.g.
+    /usr/local/nvidia/lib64, read-only), and a bind of /usr does not carry mounts beneath it,
+    so CUDA runs bind these too: Triton and NVML look for the files by path. Asked once, in the
+    zygote (sandbox.zygote), so every run inherits the answer."""
+    ldconfig = next((p for p in ("/sbin/ldconfig", "/usr/sbin/ldconfig") if os.path.exists(p)), "")
+    try:
+        listing = subprocess.run(
+            [ldconfig, "-p"], capture_output=True, text=True, timeout=10, check=False
+        ).stdout
+    except (OSError, subprocess.SubprocessError):
+        return []
+    found = set()
+    for line in listing.splitlines():
+        name, _, path = line.strip().partition(" => ")
+        if name.split(" ", 1)[0] in GPU_LIBRARIES and os.path.exists(path):
+            found.add(os.path.dirname(os.path.realpath(path)))
+    return sorted(found)
+
+
 def build_root(spec: JailSpec) -> None:
     """Mount the jail's root on `spec.root_dir` and chroot into it."""
     root = spec.root_dir
@@ -104,12 +148,21 @@ def build_root(spec: JailSpec) -> None:
     for source, target in spec.binds:
         if os.path.lexists(source):
             bind_readonly(source, root + target)
+    if spec.cuda:
+        for folder in gpu_library_dirs():
+            # The driver's mount point shows as an empty folder in the bind above it: bind the
+            # nearest folder the jail already has (e.g. /usr/local/nvidia for .../lib64).
+            shown = folder
+            while not os.path.isdir(root + shown) and os.path.dirname(shown) not in ("/", ""):
+                shown = os.path.dirname(shown)
+            if os.path.isdir(root + shown) and shown not in SYSTEM_PATHS:
+                bind_readonly(shown, root + shown)
     # The host's boot command line says nothing a sample needs.
     mount("/dev/null", f"{root}/proc/cmdline", None, MS_BIND)
     mount("tmpfs", f"{root}/dev", "tmpfs", MS_NOSUID, "size=64k,mode=755")
     devices = list(DEVICES)
     if spec.cuda:
-        devices += [d for d in os.listdir("/dev") if d.startswith("nvidia")]
+        devices += gpu_devices()
     for name in devices:
         if os.path.exists(f"/dev/{name}"):
             Path(f"{root}/dev/{name}").touch()

@@ -72,7 +72,7 @@ class Pool:
                     )
                     await asyncio.to_thread(z.stop)
                 # Here, in the event loop's thread: the zygote dies when it ends (launch.py).
-                fresh = Zygote(self.backend, zygote_env(), self.state_dir)
+                fresh = Zygote(self.backend, zygote_env(self.backend), self.state_dir)
                 await asyncio.to_thread(fresh.wait_ready)
                 log.info("%s zygote ready in %.1f s", self.backend, fresh.warm_up_seconds)
                 self.zygote = z = fresh

@@ -23,6 +23,7 @@ import sys
 import time
 
 from sandbox.jail import JailSpec, supervise
+from sandbox.mounts import gpu_library_dirs
 
 
 def warm_up() -> float:
@@ -91,10 +92,26 @@ def _warm_compiler() -> None:
         triton_key()
 
 
+def forks_can_use_cuda() -> bool:
+    """Whether a fork of this process may still initialise CUDA: torch refuses in a child
+    whose parent touched the CUDA runtime, and every run is such a child."""
+    import torch
+
+    pid = os.fork()
+    if pid == 0:
+        os._exit(1 if torch._C._cuda_isInBadFork() else 0)
+    _, status = os.waitpid(pid, 0)
+    return os.waitstatus_to_exitcode(status) == 0
+
+
 def serve(backend: str, control_fd: int) -> None:
     control = socket.socket(fileno=control_fd)
     zygote = os.getpid()
     seconds = warm_up()
+    if backend == "cuda":
+        if not forks_can_use_cuda():
+            sys.exit("the CUDA warm process touched CUDA while warming up; runs could not use it")
+        gpu_library_dirs()  # found once here; every run forked from now on inherits it
     signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # supervisors are reaped by the kernel
     control.send(json.dumps({"ready": True, "warm_up_seconds": round(seconds, 2)}).encode())
     while True:

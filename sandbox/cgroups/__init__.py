@@ -11,7 +11,7 @@ from pathlib import Path
 from sandbox.cgroups.base import PARENT, RUN_PREFIX, CgroupTree, RunCgroup
 from sandbox.cgroups.layout import Layout, current, detect
 from sandbox.cgroups.v1 import CgroupV1, TreeV1
-from sandbox.cgroups.v2 import CgroupV2, TreeV2
+from sandbox.cgroups.v2 import WORKER_LEAF, CgroupV2, TreeV2
 
 __all__ = [
     "PARENT",
@@ -25,6 +25,7 @@ __all__ = [
     "TreeV2",
     "check",
     "detect",
+    "enter",
     "state_key",
     "tree",
 ]
@@ -44,10 +45,21 @@ def tree(key: str, layout: Layout | None = None) -> CgroupTree:
     return TreeV1(found, key) if found.version == 1 else TreeV2(found, key)
 
 
-def check() -> str | None:
+def enter(folder: Path) -> None:
+    """Move this process into `folder` (made if missing): a cgroup v2 folder that the operator
+    delegated to the worker, where systemd's Delegate=yes or a container does not."""
+    # Straight into the leaf that TreeV2.prepare would move it to: a previous life may have
+    # handed the folder's controllers to its children already, and then (the "no internal
+    # processes" rule) no process may join the folder itself.
+    leaf = folder / WORKER_LEAF
+    leaf.mkdir(parents=True, exist_ok=True)
+    (leaf / "cgroup.procs").write_text(str(os.getpid()))
+
+
+def check(layout: Layout | None = None) -> str | None:
     """Why this host cannot give each run its cgroups, or None when it can."""
     try:
-        probe = tree(f"probe-{os.getpid()}")
+        probe = tree(f"probe-{os.getpid()}", layout)
         probe.prepare()
         probe.discard()
     except OSError as exc:

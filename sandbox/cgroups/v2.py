@@ -78,7 +78,10 @@ class TreeV2(CgroupTree):
     def __init__(self, layout: Layout, key: str) -> None:
         super().__init__(key)
         assert layout.unified is not None
-        self.own = layout.unified
+        # The worker moves itself into WORKER_LEAF (prepare); its delegated cgroup, where the
+        # runs' folders live, is then the leaf's parent, in every later look at the layout.
+        own = layout.unified
+        self.own = own.parent if own.name == WORKER_LEAF else own
         self.base = self.own / PARENT / key
         self.controllers: list[str] = list(V2_REQUIRED)
 

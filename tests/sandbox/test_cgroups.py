@@ -17,7 +17,7 @@ import pytest
 
 from sandbox import cgroups
 from sandbox.cgroups import CgroupV1, CgroupV2, Layout, TreeV1, TreeV2, detect
-from tests.support.sandbox_worker import needs_isolation
+from tests.support.sandbox_worker import needs_isolation, worker_tree
 
 KEY = "w-test"
 CGROUP_V1 = """12:pids:/
@@ -231,7 +231,7 @@ def test_a_cgroup_that_cannot_be_made_leaves_nothing(
 
 @needs_isolation
 def test_killing_a_real_run_cgroup_freezes_kills_and_thaws(tmp_path: Path) -> None:
-    tree = cgroups.tree(cgroups.state_key(tmp_path))
+    tree = worker_tree(tmp_path)
     tree.prepare()
     cgroup = tree.create(memory_mb=256, pids=64, cpus=1)
     assert isinstance(cgroup, CgroupV1 | CgroupV2)

@@ -21,7 +21,7 @@ from typing import Any
 
 import pytest
 
-from sandbox import cgroups, host
+from sandbox import host
 from sandbox.protocol import PROTOCOL_VERSION
 from sandbox.runner import INIT_UID_OFFSET
 from sandbox.worker import Worker
@@ -33,6 +33,7 @@ from tests.support.sandbox_worker import (
     running_worker,
     sandbox_processes,
     start_worker,
+    worker_tree,
 )
 
 
@@ -93,7 +94,7 @@ def test_jails_die_with_the_worker_and_its_next_life_sweeps_what_is_left(
     try:
         handle.wait_until_ready(process, base / "worker.log")
         client = start_long_run(handle.socket_path)
-        [run] = cgroups.tree(cgroups.state_key(handle.state_dir)).leftovers()
+        [run] = worker_tree(handle.state_dir).leftovers()
         jailed = run.pids()
         assert len(jailed) >= 3  # the supervisor, the jail's PID 1, the code and its fork
         process.send_signal(signal.SIGKILL)
@@ -104,7 +105,7 @@ def test_jails_die_with_the_worker_and_its_next_life_sweeps_what_is_left(
 
         # A cgroup the dead worker left (the kill came mid-run), with a process in it, as if
         # a jail had outlived it.
-        tree = cgroups.tree(cgroups.state_key(handle.state_dir))
+        tree = worker_tree(handle.state_dir)
         planted = tree.create(memory_mb=256, pids=16, cpus=1)
         joins = "; ".join(f"echo $$ > {f}" for f in planted.procs_files())
         straggler = subprocess.Popen(["sh", "-c", f"{joins}; exec sleep 600"])

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
 import os
@@ -28,10 +29,65 @@ needs_isolation = pytest.mark.isolation
 
 
 @functools.cache
+def delegated_home() -> Path | None:
+    """Where test workers get cgroups of their own, on a cgroup v2 host whose cgroup for this
+    process cannot hand controllers to runs (a shell's, where systemd delegates only to
+    services; it also holds pytest): a folder under the hierarchy's root. None where a worker
+    can use the cgroup it starts in (cgroup v1)."""
+    layout = cgroups.layout.current()
+    if isinstance(layout, str) or layout.version != 2 or layout.unified is None:
+        return None
+    root = layout.unified
+    while (root.parent / "cgroup.controllers").exists():
+        root = root.parent
+    home = root / "backprop-tests"
+    try:
+        home.mkdir(exist_ok=True)
+        offered = (home / "cgroup.controllers").read_text().split()
+        wanted = " ".join(f"+{c}" for c in cgroups.layout.V2_REQUIRED if c in offered)
+        (home / "cgroup.subtree_control").write_text(wanted)
+    except OSError:
+        return None  # not root, or not writable: isolation_problem says why
+    return home
+
+
+def worker_layout(state_dir: Path) -> cgroups.Layout | None:
+    """The cgroup a test worker with this state folder runs in, where it is not the one it
+    starts in (see delegated_home); the same folder for the same state, so a restarted
+    worker finds what its previous life left. Made here when missing."""
+    home = delegated_home()
+    if home is None:
+        return None
+    folder = home / cgroups.state_key(state_dir)
+    folder.mkdir(exist_ok=True)
+    return cgroups.Layout(version=2, unified=folder)
+
+
+def worker_tree(state_dir: Path) -> cgroups.CgroupTree:
+    """The run cgroups of the test worker with this state folder."""
+    return cgroups.tree(cgroups.state_key(state_dir), worker_layout(state_dir))
+
+
+def remove_cgroup(folder: Path) -> None:
+    """Remove a test worker's cgroup folder and the empty ones under it (deepest first)."""
+    for path in sorted(folder.rglob("*"), key=lambda p: -len(p.parts)):
+        if path.is_dir():
+            with contextlib.suppress(OSError):
+                path.rmdir()
+    with contextlib.suppress(OSError):
+        folder.rmdir()
+
+
+@functools.cache
 def isolation_problem() -> str | None:
     """Why this host cannot isolate code, or None. Found out once, on first need: it forks
     and creates cgroups, which merely importing the tests must not do."""
-    return host.isolation_problem()
+    probe = worker_layout(Path("isolation-probe"))
+    try:
+        return host.isolation_problem(probe)
+    finally:
+        if probe is not None and probe.unified is not None:
+            remove_cgroup(probe.unified)
 
 
 def skip_unless_isolated() -> None:
@@ -103,7 +159,7 @@ class WorkerHandle:
 
 def run_cgroups(state_dir: Path) -> list[Path]:
     """The folders of every run cgroup the worker with this state folder has now."""
-    tree = cgroups.tree(cgroups.state_key(state_dir))
+    tree = worker_tree(state_dir)
     return [folder for cgroup in tree.leftovers() for folder in cgroup.folders()]
 
 
@@ -120,6 +176,9 @@ def start_worker(base: Path, *args: str) -> tuple[subprocess.Popen[bytes], Worke
     base.mkdir(parents=True, exist_ok=True)
     sock = base / "worker.sock"
     env = {**os.environ, "SECRET_KEY": CANARY, "DATABASE_URL": f"sqlite:///{CANARY}"}
+    layout = worker_layout(base / "state")
+    if layout is not None and layout.unified is not None:
+        args = ("--cgroup", str(layout.unified), *args)
     with open(base / "worker.log", "ab") as log:
         process = subprocess.Popen(
             [
@@ -150,6 +209,9 @@ def running_worker(base: Path, *args: str) -> Iterator[WorkerHandle]:
     finally:
         process.terminate()
         process.wait(timeout=20)
+        layout = worker_layout(base / "state")
+        if layout is not None and layout.unified is not None:
+            remove_cgroup(layout.unified)
 
 
 def sandbox_processes() -> list[str]:
