@@ -141,6 +141,26 @@ def v2_tree(tmp_path: Path) -> tuple[Path, TreeV2]:
     return own, TreeV2(layout, KEY)
 
 
+def test_v2_the_worker_in_its_leaf_still_uses_its_delegated_cgroup(tmp_path: Path) -> None:
+    """After prepare() the worker's /proc/self/cgroup names the leaf; the runs' folders stay
+    beside it, so a second look at the layout (the isolation check, then the worker's own
+    tree; or a restarted worker) finds the same ones."""
+    own, first = v2_tree(tmp_path)
+    first.prepare()
+    info = mountinfo(tmp_path, ("", "cgroup2", "rw,nsdelegate"))
+    again = detect(info, "0::/svc/backprop-worker\n")
+    assert isinstance(again, Layout) and again.unified == own / "backprop-worker"
+    assert TreeV2(again, KEY).bases() == first.bases() == [own / cgroups.PARENT / KEY]
+
+
+def test_entering_a_delegated_cgroup_joins_its_leaf(tmp_path: Path) -> None:
+    """`--cgroup`: a previous life may have handed the folder's controllers on already, and
+    then only its leaf may take a process."""
+    folder = tmp_path / "backprop"
+    cgroups.enter(folder)
+    assert (folder / "backprop-worker" / "cgroup.procs").read_text() == str(os.getpid())
+
+
 class FakeV2(CgroupV2):
     def rmdir(self, path: Path) -> None:  # a fake folder holds plain files
         for file in path.iterdir():
