@@ -5,13 +5,12 @@ from __future__ import annotations
 
 import argparse
 import getpass
-import logging
 import sys
 
 from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
-from app import migrate
+from app import logs, migrate
 from app.db import make_engine
 from app.domain import DomainError
 from app.importer import ContentError, import_content
@@ -37,8 +36,8 @@ def main(argv: list[str] | None = None) -> int:
     )
     reset.add_argument("username")
     args = parser.parse_args(argv)
-    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     settings = Settings()
+    logs.configure(settings.log_format)
 
     if args.command == "serve":
         serve(settings, reload=args.reload, workers=args.workers)

@@ -125,6 +125,10 @@ def _run_uvicorn(settings: Settings, *, reload: bool, workers: int) -> None:
         port=settings.port,
         reload=reload,
         workers=workers,
+        # app/logs.py configures logging (in each server process: app/asgi.py); the access
+        # line comes from app/web/request_id.py, with the request's id on it.
+        log_config=None,
+        access_log=False,
         **proxy_options(settings),
     )
 

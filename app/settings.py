@@ -18,6 +18,11 @@ class RunQueueKind(StrEnum):
     fake = "fake"  # scripted runs, for tests of everything around the sandbox
 
 
+class LogFormat(StrEnum):
+    text = "text"  # one readable line per event, for a terminal
+    json = "json"  # one JSON object per line, for a log collector
+
+
 class Environment(StrEnum):
     development = "development"
     production = "production"
@@ -120,6 +125,12 @@ class Settings(BaseSettings):
         description="Addresses of reverse proxies whose X-Forwarded-For and X-Forwarded-Proto "
         "headers are believed (uvicorn's forwarded_allow_ips, comma-separated, or `*`). Empty: "
         "the client address is the connection's, and those headers are ignored.",
+    )
+
+    log_format: LogFormat = Field(
+        LogFormat.text,
+        description="`text` or `json`: how log lines are written (stderr). JSON lines carry "
+        "`request_id` (also sent back as `X-Request-ID`) and, for a run's events, `run_id`.",
     )
 
     session_days: int = Field(

@@ -1,0 +1,67 @@
+"""Log lines: JSON with the request's id on every line a request causes, the id sent back,
+a sane client id kept and a strange one replaced, and one access line per request."""
+
+from __future__ import annotations
+
+import io
+import json
+import logging
+from collections.abc import Iterator
+
+import pytest
+from fastapi.testclient import TestClient
+
+from app import logs
+
+
+@pytest.fixture
+def lines() -> Iterator[io.StringIO]:
+    """What the JSON handler writes, captured."""
+    logs.configure("json")
+    captured = io.StringIO()
+    handler = logging.getLogger().handlers[0]
+    assert isinstance(handler, logging.StreamHandler)
+    handler.setStream(captured)
+    yield captured
+    logging.getLogger().handlers[:] = []
+
+
+def parsed(captured: io.StringIO) -> list[dict[str, object]]:
+    return [json.loads(line) for line in captured.getvalue().splitlines() if line.strip()]
+
+
+def test_each_request_gets_an_id_sent_back_and_on_its_access_line(
+    client: TestClient, lines: io.StringIO
+) -> None:
+    response = client.get("/items/does-not-exist")
+    request_id = response.headers["x-request-id"]
+    assert len(request_id) == 16
+    [access] = [line for line in parsed(lines) if line["logger"] == "backprop.access"]
+    assert access["request_id"] == request_id and access["status"] == 404
+    assert access["method"] == "GET" and access["path"] == "/items/does-not-exist"
+    assert access["level"] == "info" and isinstance(access["duration_ms"], float)
+    assert access["timestamp"].endswith("Z")  # type: ignore[union-attr]
+
+
+def test_a_sane_client_id_is_kept_and_a_strange_one_replaced(
+    client: TestClient, lines: io.StringIO
+) -> None:
+    kept = client.get("/api/health", headers={"X-Request-ID": "lb-42.a"})
+    assert kept.headers["x-request-id"] == "lb-42.a"
+    replaced = client.get("/api/health", headers={"X-Request-ID": 'a b"<script>'})
+    assert replaced.headers["x-request-id"] != 'a b"<script>'
+    access = [line for line in parsed(lines) if line["logger"] == "backprop.access"]
+    assert [line["request_id"] for line in access] == [
+        "lb-42.a",
+        replaced.headers["x-request-id"],
+    ]
+
+
+def test_lines_logged_while_ids_are_bound_carry_them(lines: io.StringIO) -> None:
+    with logs.bound(request_id="r1"), logs.bound(run_id="abc"):
+        logging.getLogger("backprop").warning("ended %d runs", 2)
+    logging.getLogger("backprop").info("after")
+    first, second = parsed(lines)
+    assert first["event"] == "ended 2 runs" and first["run_id"] == "abc"
+    assert first["request_id"] == "r1" and first["level"] == "warning"
+    assert "run_id" not in second and "request_id" not in second
