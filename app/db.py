@@ -1,13 +1,14 @@
-"""Database engine. SQLite runs in WAL mode with foreign keys on."""
+"""Database engine and clock. SQLite runs in WAL mode with foreign keys on."""
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import event
+from sqlalchemy import event, func, select
 from sqlalchemy.dialects import postgresql, sqlite
-from sqlalchemy.engine import Engine, make_url
+from sqlalchemy.engine import Connection, Engine, make_url
 from sqlalchemy.pool import StaticPool
 from sqlmodel import Session, create_engine
 
@@ -51,3 +52,33 @@ def dialect_of(session: Session) -> Any:
     """SQLAlchemy's dialect module for the session's database (its own INSERT ... ON
     CONFLICT lives there)."""
     return postgresql if session.get_bind().dialect.name == "postgresql" else sqlite
+
+
+def database_now(connection: Connection) -> datetime:
+    """Now, in UTC, by the database server's clock: what every web replica agrees on
+    (quiz deadlines, rate-limit windows), however wrong its own clock is. PostgreSQL's
+    clock_timestamp() is the time of the call (now() is the transaction's start); SQLite
+    lives in this process, so the process's clock is the database's."""
+    if connection.dialect.name != "postgresql":
+        return _python_now()
+    moment: datetime = connection.execute(select(func.clock_timestamp())).scalar_one()
+    return moment.astimezone(UTC)
+
+
+def _python_now() -> datetime:
+    # Looked up when called, so a test can put a skewed clock here.
+    return datetime.now(UTC)
+
+
+class DatabaseClock:
+    """The app's clock: database_now on a connection of its own."""
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+        self.in_process = engine.dialect.name != "postgresql"
+
+    def __call__(self) -> datetime:
+        if self.in_process:
+            return _python_now()
+        with self.engine.connect() as connection:
+            return database_now(connection)

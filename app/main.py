@@ -16,10 +16,9 @@ from fastapi.openapi.docs import get_swagger_ui_html
 from fastapi.responses import HTMLResponse
 
 from app import migrate
-from app.db import make_engine
+from app.db import DatabaseClock, make_engine
 from app.deps import AppState
 from app.importer import import_content
-from app.models import utcnow
 from app.routes import (
     accounts,
     admin,
@@ -90,7 +89,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     )
     state = AppState(
         settings=settings,
-        clock=utcnow,
+        clock=DatabaseClock(engine),
         engine=engine,
         run_queue=make_run_queue(settings, RunRecorder(engine, limiter)),
         run_limiter=limiter,
