@@ -40,6 +40,7 @@ from app.runqueue.fake import FakeRunQueue
 from app.runqueue.local import LocalRunQueue
 from app.services import content_cache
 from app.services.accounts import AccountGuards
+from app.services.limit_store import HitStore
 from app.services.orphans import end_orphans
 from app.services.passwords import PasswordChecks
 from app.services.ratelimit import AccountLimits, RunLimiter
@@ -81,7 +82,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     """The app for `settings` (read from the environment when not given)."""
     settings = settings or Settings()
     engine = make_engine(settings.database_url)
+    hits = HitStore(engine)  # every count a limit keeps, shared by every replica
     limiter = RunLimiter(
+        hits,
         per_minute=settings.runs_per_minute,
         concurrent=settings.concurrent_runs,
         per_minute_per_client=settings.runs_per_minute_per_client,
@@ -91,11 +94,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         settings=settings,
         clock=DatabaseClock(engine),
         engine=engine,
-        run_queue=make_run_queue(settings, RunRecorder(engine, limiter)),
+        run_queue=make_run_queue(settings, RunRecorder(engine)),
         run_limiter=limiter,
         stream_slots=StreamSlots(settings.streams_per_visitor),
         account_guards=AccountGuards(
-            AccountLimits(), PasswordChecks(settings.password_check_threads)
+            AccountLimits(hits), PasswordChecks(settings.password_check_threads)
         ),
     )
 

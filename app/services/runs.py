@@ -76,9 +76,8 @@ class RunRecorder:
     """Writes each run's start and outcome as the queue reports them (the RunObserver of
     app/runqueue), in a worker thread so the event loop never waits on the database."""
 
-    def __init__(self, engine: Engine, limiter: RunLimiter) -> None:
+    def __init__(self, engine: Engine) -> None:
         self.engine = engine
-        self.limiter = limiter
 
     async def started(self, run_id: str, backend: str, device: str) -> None:
         fields = {"status": "running", "backend": backend, "device": device}
@@ -92,10 +91,7 @@ class RunRecorder:
                 result.wall_ms / 1000
             )
         outcome = {k: _storable(v) for k, v in result.to_json().items() if k in _OUTCOME_FIELDS}
-        try:
-            await asyncio.to_thread(self._record_outcome, run_id, outcome)
-        finally:
-            self.limiter.finished(run_id)
+        await asyncio.to_thread(self._record_outcome, run_id, outcome)
 
     def _update(self, run_id: str, fields: dict[str, Any]) -> None:
         with Session(self.engine) as session:
@@ -161,23 +157,15 @@ async def submit(
         code=code.replace("\x00", "\ufffd"),  # as _storable: PostgreSQL text holds no NUL
         backend_requested=backend,
     )
-    limiter.admit(run.id, owner=origin.owner, client=origin.client)
+    # Stored queued once the limits admit it: from then on it counts as in flight for its
+    # owner and client, on every replica, until the queue records its end.
+    await asyncio.to_thread(limiter.admit, run, client=origin.client)
     try:
-        await asyncio.to_thread(_insert, engine, run)
         request = RunRequest(id=run.id, code=code, backend=Backend(backend), limits=Limits())
         await queue.submit(request)
     except QueueRefused as exc:
         raise SandboxBusy(exc.detail, exc.retry_after_seconds) from None
-    except BaseException:
-        limiter.finished(run.id)
-        raise
     return Submitted(run, token)
-
-
-def _insert(engine: Engine, run: Run) -> None:
-    with Session(engine, expire_on_commit=False) as session:
-        session.add(run)
-        session.commit()
 
 
 def get(engine: Engine, run_id: str) -> Run:
