@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import fcntl
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -82,3 +85,31 @@ class DatabaseClock:
             return _python_now()
         with self.engine.connect() as connection:
             return database_now(connection)
+
+
+# pg_advisory_lock's key for start-up (migrations, the content import): any fixed number
+# the app uses for nothing else; this one spells "bprpstrt" in ASCII.
+STARTUP_LOCK_ID = 0x6270727073747274
+
+
+@contextmanager
+def startup_lock(engine: Engine, data_dir: Path) -> Iterator[None]:
+    """One process at a time runs the block among all that share the database: on
+    PostgreSQL an advisory lock on the server (replicas on other hosts wait too), on SQLite
+    an exclusive lock on DATA_DIR/.startup.lock (the database is a file on this host)."""
+    if engine.dialect.name == "postgresql":
+        with engine.connect() as connection:
+            connection.execute(select(func.pg_advisory_lock(STARTUP_LOCK_ID)))
+            try:
+                yield
+            finally:
+                connection.execute(select(func.pg_advisory_unlock(STARTUP_LOCK_ID)))
+                connection.commit()
+        return
+    data_dir.mkdir(parents=True, exist_ok=True)
+    with open(data_dir / ".startup.lock", "w") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)

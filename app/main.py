@@ -3,20 +3,18 @@ adapters (which run queue) and wires the layers together."""
 
 from __future__ import annotations
 
-import fcntl
 import gc
 import logging
 import threading
-from collections.abc import AsyncIterator, Iterator
-from contextlib import asynccontextmanager, contextmanager
-from pathlib import Path
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
 from fastapi.openapi.docs import get_swagger_ui_html
 from fastapi.responses import HTMLResponse
 
 from app import migrate
-from app.db import DatabaseClock, make_engine
+from app.db import DatabaseClock, make_engine, startup_lock
 from app.deps import AppState
 from app.importer import import_content
 from app.routes import (
@@ -59,18 +57,6 @@ log = logging.getLogger("backprop")
 SWAGGER = "vendor/swagger-ui-5.35.0"
 
 
-@contextmanager
-def startup_lock(data_dir: Path) -> Iterator[None]:
-    """An exclusive lock on DATA_DIR/.startup.lock for as long as the block runs."""
-    data_dir.mkdir(parents=True, exist_ok=True)
-    with open(data_dir / ".startup.lock", "w") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
-
-
 def make_run_queue(settings: Settings, recorder: RunRecorder) -> RunQueue:
     """The run queue the settings ask for."""
     if settings.run_queue is RunQueueKind.fake:
@@ -104,8 +90,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        # With several server processes, one migrates and imports while the others wait.
-        with startup_lock(settings.data_dir):
+        # With several server processes (or replicas, on PostgreSQL), one migrates and
+        # imports while the others wait.
+        with startup_lock(engine, settings.data_dir):
             migrate.upgrade(engine)
             if settings.import_on_start:
                 report = import_content(engine, settings.content_dir)
