@@ -18,6 +18,7 @@ from app.services import idempotency, runs
 from app.services.limit_store import HitStore
 from app.services.ratelimit import RunLimiter
 from app.services.runs import RunOrigin, RunRecorder
+from tests.support.aio import run_async
 from tests.support.forms import csrf_token
 from tests.support.runs import events_of
 
@@ -130,7 +131,7 @@ async def submit_with(engine: Engine, key: str) -> runs.Submitted:
 def test_a_request_that_loses_the_race_answers_with_the_winners_run(
     engine: Engine, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    first = asyncio.run(submit_with(engine, KEY))
+    first = run_async(submit_with(engine, KEY))
     # The loser looked before the winner had stored its run: only the unique index stops it.
     lookups: list[Run | None] = []
     looked_up = idempotency.earlier
@@ -140,7 +141,7 @@ def test_a_request_that_loses_the_race_answers_with_the_winners_run(
         return lookups[-1]
 
     monkeypatch.setattr(idempotency, "earlier", late_lookup)
-    second = asyncio.run(submit_with(engine, KEY))
+    second = run_async(submit_with(engine, KEY))
     assert len(lookups) == 2  # before inserting, then after the index refused the insert
     assert (second.run.id, second.token) == (first.run.id, first.token)
     assert run_count(engine) == 1
@@ -150,6 +151,6 @@ def test_concurrent_requests_with_one_key_start_one_run(engine: Engine) -> None:
     async def together() -> list[runs.Submitted]:
         return await asyncio.gather(*(submit_with(engine, KEY) for _ in range(6)))
 
-    answers = asyncio.run(together())
+    answers = run_async(together())
     assert len({a.run.id for a in answers}) == 1
     assert run_count(engine) == 1

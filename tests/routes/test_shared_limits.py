@@ -4,7 +4,7 @@ one instance alone."""
 
 from __future__ import annotations
 
-import asyncio
+import time
 from collections.abc import Iterator
 from datetime import timedelta
 
@@ -21,6 +21,7 @@ from app.services import limit_store
 from app.services.limit_store import HitStore, digest
 from app.services.ratelimit import SlidingWindow
 from app.settings import Settings
+from tests.support.aio import run_async
 from tests.support.forms import csrf_token
 from tests.support.runs import events_of
 
@@ -62,7 +63,7 @@ def test_runs_in_flight_are_counted_across_replicas(
     for _ in range(100):
         if (answer := a.post("/api/runs", json={"code": "print(4)"})).status_code == 202:
             break
-        asyncio.run(asyncio.sleep(0.05))
+        time.sleep(0.05)
     assert answer.status_code == 202
     a.post(f"/api/runs/{held[0]}/cancel")
 
@@ -91,10 +92,10 @@ def test_retry_after_counts_from_the_oldest_hit_in_the_window(engine: Engine) ->
         for seconds_ago in (50, 20, 70):  # the last has left the window
             store.add(conn, [(key, timedelta(seconds=60))], now - timedelta(seconds=seconds_ago))
     with pytest.raises(RateLimited) as refused:
-        asyncio.run(window.hit("203.0.113.9"))
+        run_async(window.hit("203.0.113.9"))
     assert refused.value.retry_after_seconds == 10  # the hit 50 s ago leaves in 10 s
     assert refused.value.message == "Wait 10 s."
-    asyncio.run(window.hit("198.51.100.1"))  # another key has its own allowance
+    run_async(window.hit("198.51.100.1"))  # another key has its own allowance
 
 
 def test_hits_that_left_their_window_are_swept(
@@ -107,6 +108,6 @@ def test_hits_that_left_their_window_are_swept(
         for n in range(3):
             store.add(conn, [(digest("test", f"gone-{n}"), timedelta(seconds=60))], old)
     monkeypatch.setattr(limit_store, "SWEEP_SECONDS", 0.0)
-    asyncio.run(window.hit("fresh"))
+    run_async(window.hit("fresh"))
     with engine.connect() as conn:
         assert conn.execute(select(func.count()).select_from(LimitHit)).scalar_one() == 1

@@ -165,7 +165,11 @@ def main(argv: list[str]) -> int:
         print("usage: python -m tests.support.postgres COMMAND [ARGUMENT ...]", file=sys.stderr)
         return 2
     try:
-        with throwaway_server() as url:
+        with throwaway_server() as server:
+            # A database of its own: what the command creates stays out of `postgres`.
+            url = server.set(database="backprop")
+            with admin_engine(server).connect() as conn:
+                conn.execute(text("CREATE DATABASE backprop"))
             env = {**os.environ, "DATABASE_URL": url.render_as_string(hide_password=False)}
             print(f"==> PostgreSQL at {url.host}:{url.port}", flush=True)
             return subprocess.run(argv, env=env, check=False).returncode
