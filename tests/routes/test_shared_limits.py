@@ -4,6 +4,7 @@ one instance alone."""
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Iterator
 from datetime import timedelta
@@ -111,3 +112,18 @@ def test_hits_that_left_their_window_are_swept(
     run_async(window.hit("fresh"))
     with engine.connect() as conn:
         assert conn.execute(select(func.count()).select_from(LimitHit)).scalar_one() == 1
+
+
+def test_concurrent_hits_never_overfill_a_window(engine: Engine) -> None:
+    """Twenty attempts at once, each in its own transaction and thread (as from several
+    replicas): the per-key lock lets exactly the limit through."""
+    window = SlidingWindow("test", 5, 60, "Wait {wait}.", HitStore(engine))
+
+    async def at_once() -> list[BaseException | None]:
+        return await asyncio.gather(
+            *(window.hit("203.0.113.10") for _ in range(20)), return_exceptions=True
+        )
+
+    outcomes = run_async(at_once())
+    assert outcomes.count(None) == 5
+    assert all(isinstance(o, RateLimited) for o in outcomes if o is not None)
