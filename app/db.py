@@ -1,13 +1,17 @@
-"""Database engine. SQLite runs in WAL mode with foreign keys on."""
+"""Database engine and clock. SQLite runs in WAL mode with foreign keys on."""
 
 from __future__ import annotations
 
+import fcntl
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import event
+from sqlalchemy import event, func, select
 from sqlalchemy.dialects import postgresql, sqlite
-from sqlalchemy.engine import Engine, make_url
+from sqlalchemy.engine import Connection, Engine, make_url
 from sqlalchemy.pool import StaticPool
 from sqlmodel import Session, create_engine
 
@@ -51,3 +55,61 @@ def dialect_of(session: Session) -> Any:
     """SQLAlchemy's dialect module for the session's database (its own INSERT ... ON
     CONFLICT lives there)."""
     return postgresql if session.get_bind().dialect.name == "postgresql" else sqlite
+
+
+def database_now(connection: Connection) -> datetime:
+    """Now, in UTC, by the database server's clock: what every web replica agrees on
+    (quiz deadlines, rate-limit windows), however wrong its own clock is. PostgreSQL's
+    clock_timestamp() is the time of the call (now() is the transaction's start); SQLite
+    lives in this process, so the process's clock is the database's."""
+    if connection.dialect.name != "postgresql":
+        return _python_now()
+    moment: datetime = connection.execute(select(func.clock_timestamp())).scalar_one()
+    return moment.astimezone(UTC)
+
+
+def _python_now() -> datetime:
+    # Looked up when called, so a test can put a skewed clock here.
+    return datetime.now(UTC)
+
+
+class DatabaseClock:
+    """The app's clock: database_now on a connection of its own."""
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+        self.in_process = engine.dialect.name != "postgresql"
+
+    def __call__(self) -> datetime:
+        if self.in_process:
+            return _python_now()
+        with self.engine.connect() as connection:
+            return database_now(connection)
+
+
+# pg_advisory_lock's key for start-up (migrations, the content import): any fixed number
+# the app uses for nothing else; this one spells "bprpstrt" in ASCII.
+STARTUP_LOCK_ID = 0x6270727073747274
+
+
+@contextmanager
+def startup_lock(engine: Engine, data_dir: Path) -> Iterator[None]:
+    """One process at a time runs the block among all that share the database: on
+    PostgreSQL an advisory lock on the server (replicas on other hosts wait too), on SQLite
+    an exclusive lock on DATA_DIR/.startup.lock (the database is a file on this host)."""
+    if engine.dialect.name == "postgresql":
+        with engine.connect() as connection:
+            connection.execute(select(func.pg_advisory_lock(STARTUP_LOCK_ID)))
+            try:
+                yield
+            finally:
+                connection.execute(select(func.pg_advisory_unlock(STARTUP_LOCK_ID)))
+                connection.commit()
+        return
+    data_dir.mkdir(parents=True, exist_ok=True)
+    with open(data_dir / ".startup.lock", "w") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)

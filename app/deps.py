@@ -32,7 +32,8 @@ class AppState:
     """Everything an app instance holds for its requests (built by app.main.create_app)."""
 
     settings: Settings
-    clock: Callable[[], datetime]  # now, in UTC; tests set their own
+    # Now, in UTC, by the database's clock (app.db.DatabaseClock); tests set their own.
+    clock: Callable[[], datetime]
     engine: Engine
     run_queue: RunQueue
     run_limiter: RunLimiter
@@ -169,10 +170,11 @@ async def client_address(request: Request) -> str:
 ClientDep = Annotated[str, Depends(client_address)]
 
 
-async def count_due(request: Request, identity: IdentityDep, now: NowDep) -> None:
+async def count_due(request: Request, identity: IdentityDep) -> None:
     """How many questions are due for review, for the navigation ("Review (3 due)"): for a
     browser that has recorded something, kept on request.state for the templates."""
     if not (identity.signed_in or identity.known_browser):
         return
+    now = app_state(request).clock()  # only now: on PostgreSQL it asks the database
     with app_state(request).engine.connect() as connection:
         request.state.due_for_review = review.due_for(connection, identity, now=now)

@@ -3,23 +3,20 @@ adapters (which run queue) and wires the layers together."""
 
 from __future__ import annotations
 
-import fcntl
 import gc
 import logging
 import threading
-from collections.abc import AsyncIterator, Iterator
-from contextlib import asynccontextmanager, contextmanager
-from pathlib import Path
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
 from fastapi.openapi.docs import get_swagger_ui_html
 from fastapi.responses import HTMLResponse
 
 from app import migrate
-from app.db import make_engine
+from app.db import DatabaseClock, make_engine, startup_lock
 from app.deps import AppState
 from app.importer import import_content
-from app.models import utcnow
 from app.routes import (
     accounts,
     admin,
@@ -41,6 +38,7 @@ from app.runqueue.fake import FakeRunQueue
 from app.runqueue.local import LocalRunQueue
 from app.services import content_cache
 from app.services.accounts import AccountGuards
+from app.services.limit_store import HitStore
 from app.services.orphans import end_orphans
 from app.services.passwords import PasswordChecks
 from app.services.ratelimit import AccountLimits, RunLimiter
@@ -60,18 +58,6 @@ log = logging.getLogger("backprop")
 SWAGGER = "vendor/swagger-ui-5.35.0"
 
 
-@contextmanager
-def startup_lock(data_dir: Path) -> Iterator[None]:
-    """An exclusive lock on DATA_DIR/.startup.lock for as long as the block runs."""
-    data_dir.mkdir(parents=True, exist_ok=True)
-    with open(data_dir / ".startup.lock", "w") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
-
-
 def make_run_queue(settings: Settings, recorder: RunRecorder) -> RunQueue:
     """The run queue the settings ask for."""
     if settings.run_queue is RunQueueKind.fake:
@@ -83,7 +69,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     """The app for `settings` (read from the environment when not given)."""
     settings = settings or Settings()
     engine = make_engine(settings.database_url)
+    hits = HitStore(engine)  # every count a limit keeps, shared by every replica
     limiter = RunLimiter(
+        hits,
         per_minute=settings.runs_per_minute,
         concurrent=settings.concurrent_runs,
         per_minute_per_client=settings.runs_per_minute_per_client,
@@ -91,20 +79,21 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     )
     state = AppState(
         settings=settings,
-        clock=utcnow,
+        clock=DatabaseClock(engine),
         engine=engine,
-        run_queue=make_run_queue(settings, RunRecorder(engine, limiter)),
+        run_queue=make_run_queue(settings, RunRecorder(engine)),
         run_limiter=limiter,
         stream_slots=StreamSlots(settings.streams_per_visitor),
         account_guards=AccountGuards(
-            AccountLimits(), PasswordChecks(settings.password_check_threads)
+            AccountLimits(hits), PasswordChecks(settings.password_check_threads)
         ),
     )
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        # With several server processes, one migrates and imports while the others wait.
-        with startup_lock(settings.data_dir):
+        # With several server processes (or replicas, on PostgreSQL), one migrates and
+        # imports while the others wait.
+        with startup_lock(engine, settings.data_dir):
             migrate.upgrade(engine)
             if settings.import_on_start:
                 report = import_content(engine, settings.content_dir)

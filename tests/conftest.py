@@ -1,5 +1,6 @@
-"""Shared fixtures. Each test gets its own SQLite file, copied from one migrated and imported
-template so that the expensive part runs once per session."""
+"""Shared fixtures. Each test gets its own database, copied from one migrated and imported
+template so that the expensive part runs once per session: SQLite files, or PostgreSQL
+databases when DATABASE_URL names a PostgreSQL server (tests/support/databases.py)."""
 
 from __future__ import annotations
 
@@ -13,9 +14,9 @@ from sqlalchemy.engine import Engine
 
 from app import migrate
 from app.db import make_engine
-from app.importer import import_content
 from app.main import create_app
 from app.settings import RunQueueKind, Settings
+from tests.support import databases
 from tests.support.paths import CONTENT_DIR
 from tests.support.sandbox_worker import WorkerHandle, running_worker, skip_unless_isolated
 
@@ -36,32 +37,24 @@ def worker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[WorkerHandle]:
 
 
 @pytest.fixture(scope="session")
-def imported_db_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A database file with the schema and all content, built once."""
-    path = tmp_path_factory.mktemp("template") / "backprop.db"
-    engine = make_engine(f"sqlite:///{path}")
-    migrate.upgrade(engine)
-    import_content(engine, CONTENT_DIR)
-    with engine.connect() as conn:
-        conn.exec_driver_sql("PRAGMA wal_checkpoint(TRUNCATE)")
-    engine.dispose()
-    return path
+def imported_db_template(tmp_path_factory: pytest.TempPathFactory) -> str:
+    """The URL of a database with the schema and all content, built once."""
+    return databases.build_template(tmp_path_factory.mktemp("template"))
 
 
 @pytest.fixture
-def db_path(tmp_path: Path, imported_db_template: Path) -> Path:
+def database_url(tmp_path: Path, imported_db_template: str) -> Iterator[str]:
     """A private copy of the imported database."""
-    path = tmp_path / "backprop.db"
-    shutil.copy(imported_db_template, path)
-    return path
+    with databases.copy_of(imported_db_template, tmp_path) as url:
+        yield url
 
 
 @pytest.fixture
-def settings(db_path: Path, tmp_path: Path) -> Settings:
+def settings(database_url: str, tmp_path: Path) -> Settings:
     """An app over its own database and data folder, with scripted runs (tests/support and
     app/runqueue/fake.py); tests of the real sandbox ask for the `worker` fixture."""
     return Settings(
-        database_url=f"sqlite:///{db_path}",
+        database_url=database_url,
         data_dir=tmp_path / "data",
         secret_key="test-secret",
         run_queue=RunQueueKind.fake,
@@ -85,10 +78,11 @@ def client(settings: Settings) -> Iterator[TestClient]:
 @pytest.fixture
 def empty_engine(tmp_path: Path) -> Iterator[Engine]:
     """A migrated database with no content, for importer tests."""
-    engine = make_engine(f"sqlite:///{tmp_path / 'empty.db'}")
-    migrate.upgrade(engine)
-    yield engine
-    engine.dispose()
+    with databases.empty(tmp_path) as url:
+        engine = make_engine(url)
+        migrate.upgrade(engine)
+        yield engine
+        engine.dispose()
 
 
 @pytest.fixture

@@ -8,7 +8,8 @@ from pydantic import ValidationError
 from app.settings import PROJECT_ROOT, Settings
 
 
-def test_defaults_serve_locally_with_sqlite_under_data() -> None:
+def test_defaults_serve_locally_with_sqlite_under_data(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("DATABASE_URL", raising=False)  # the PostgreSQL test pass sets it
     s = Settings(_env_file=None)  # type: ignore[call-arg]
     assert (s.host, s.port) == ("127.0.0.1", 8000)
     assert s.database_url.startswith("sqlite:///") and "/data/" in s.database_url

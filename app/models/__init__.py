@@ -11,6 +11,7 @@ from app.models.content import (
     QuizPrompt,
     Topic,
 )
+from app.models.limits import LimitHit
 from app.models.people import (
     Activity,
     ApiToken,
@@ -38,6 +39,7 @@ __all__ = [
     "ItemProgress",
     "LabMeasurement",
     "Learner",
+    "LimitHit",
     "LoginSession",
     "Question",
     "QuizAttempt",

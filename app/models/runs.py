@@ -19,6 +19,8 @@ class Run(SQLModel, table=True):
     learner_id: int | None = Field(
         default=None, foreign_key="learner.id", index=True, ondelete="CASCADE"
     )
+    # sha256 of the client's address: what in-flight runs per client are counted by.
+    client_sha256: str | None = Field(default=None, max_length=64, index=True)
     # A cookie-less API client owns its run through a capability token; only its digest.
     token_sha256: str | None = Field(default=None, max_length=64)
     # The web process that drives the run ("host:pid:start"), so that one starting up can

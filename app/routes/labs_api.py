@@ -13,6 +13,7 @@ from app.deps import (
     RunLimiterDep,
     RunQueueDep,
     SessionDep,
+    SettingsDep,
     identify,
 )
 from app.domain import NotFound
@@ -79,6 +80,7 @@ async def run_lab(
     engine: EngineDep,
     queue: RunQueueDep,
     limiter: RunLimiterDep,
+    settings: SettingsDep,
     body: LabRunCreate | None = None,
 ) -> RunAccepted:
     """Run the lab's own code: follow it at /api/runs/{id}/events. When it ends, the timing
@@ -88,6 +90,12 @@ async def run_lab(
     origin = origin_for(session, identity, client=client, item_slug=row.slug, sample=1)
     backend = body.backend if body else "auto"
     submitted = await runs.submit(
-        engine, queue, limiter, code=page.samples[0].code, backend=backend, origin=origin
+        engine,
+        queue,
+        limiter,
+        code=page.samples[0].code,
+        backend=backend,
+        origin=origin,
+        token_secret=settings.resolved_secret_key(),
     )
     return RunAccepted.of(submitted)

@@ -21,6 +21,7 @@ from app.deps import (
     RunLimiterDep,
     RunQueueDep,
     SessionDep,
+    SettingsDep,
     StreamSlotsDep,
     identify,
 )
@@ -44,6 +45,10 @@ async def _run_token(
 
 
 RunToken = Annotated[str | None, Depends(_run_token)]
+IDEMPOTENCY_KEY_HELP = (
+    "Up to 64 letters, digits, '-', '_', '.' or ':' (a UUID, say) naming this request: sent "
+    "again by the same owner, it answers with the same run instead of starting another."
+)
 NOT_JSON = "Rejected: the request body is not valid JSON in UTF-8."
 
 
@@ -92,12 +97,28 @@ async def start_run(
     engine: EngineDep,
     queue: RunQueueDep,
     limiter: RunLimiterDep,
+    settings: SettingsDep,
+    idempotency_key: Annotated[
+        str | None, Header(alias="Idempotency-Key", description=IDEMPOTENCY_KEY_HELP)
+    ] = None,
 ) -> RunAccepted:
     """Queue code to run; follow it at /api/runs/{id}/events. A client with neither cookies
-    nor a bearer token gets a capability token for the run in the answer."""
+    nor a bearer token gets a capability token for the run in the answer.
+
+    Send an `Idempotency-Key` header to retry safely: the same key from the same owner
+    (account, browser, or address of a cookie-less client) answers with the run it started
+    first, as it stands now (its id, current status and token), and starts nothing; the
+    same key with different code, backend or sample is refused with 422."""
     origin = origin_for(session, identity, client=client, item_slug=body.item, sample=body.sample)
     submitted = await runs.submit(
-        engine, queue, limiter, code=body.code, backend=body.backend, origin=origin
+        engine,
+        queue,
+        limiter,
+        code=body.code,
+        backend=body.backend,
+        origin=origin,
+        token_secret=settings.resolved_secret_key(),
+        idempotency_key=idempotency_key,
     )
     return RunAccepted.of(submitted)
 

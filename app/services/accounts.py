@@ -89,12 +89,12 @@ async def sign_in(
 ) -> User:
     """The sign-in policy, for the form and the token API alike."""
     key = _account_client(username, client)
-    guards.limits.sign_in_per_client.hit(client)
-    guards.limits.failures_per_account_client.check(key)
+    await guards.limits.sign_in_per_client.hit(client)
+    await guards.limits.failures_per_account_client.check(key)
     try:
         return await guards.checks.run(authenticate, session, username=username, password=password)
     except BadCredentials:
-        guards.limits.failures_per_account_client.hit(key)
+        await guards.limits.failures_per_account_client.hit(key)
         raise
 
 
@@ -113,7 +113,7 @@ async def sign_up(
     name = check_username(username)
     passwords.check_new(password, username=name)
     _check_free(session, name)
-    guards.limits.sign_up_per_client.hit(client)
+    await guards.limits.sign_up_per_client.hit(client)
     return await guards.checks.run(create_user, session, username=username, password=password)
 
 
@@ -135,14 +135,14 @@ async def change_password(
     """Set a new password after checking the current one; every other browser session and
     every bearer token of the user ends (not committed)."""
     key = _account_client(user.username, client)
-    guards.limits.password_checks_per_client.hit(client)
-    guards.limits.failures_per_account_client.check(key)
+    await guards.limits.password_checks_per_client.hit(client)
+    await guards.limits.failures_per_account_client.check(key)
     try:
         await guards.checks.run(
             _change_password, session, user=user, current=current, new=new, keep=keep_session
         )
     except WrongPassword:
-        guards.limits.failures_per_account_client.hit(key)
+        await guards.limits.failures_per_account_client.hit(key)
         raise
 
 
@@ -197,10 +197,10 @@ async def confirm_password(
     """WrongPassword unless `password` is the user's; counted per client and, when wrong,
     per (account, client), as every password check is."""
     key = _account_client(user.username, client)
-    guards.limits.password_checks_per_client.hit(client)
-    guards.limits.failures_per_account_client.check(key)
+    await guards.limits.password_checks_per_client.hit(client)
+    await guards.limits.failures_per_account_client.check(key)
     if not await guards.checks.run(passwords.verify, user.password_hash, password):
-        guards.limits.failures_per_account_client.hit(key)
+        await guards.limits.failures_per_account_client.hit(key)
         raise WrongPassword(f"The password is not right; {then}.")
 
 

@@ -15,13 +15,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy.engine import Engine
+from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col, func, select
 
 from app import metrics
 from app.domain import LearnerScope, RateLimited, RunNotFound, RunRejected, SandboxBusy
 from app.models import Item, Run, utcnow
 from app.runqueue import QueueRefused, RunQueue
-from app.services import labs, study
+from app.services import idempotency, labs, study
 from app.services.orphans import driver_id
 from app.services.ratelimit import RunLimiter
 from sandbox.protocol import (
@@ -76,9 +77,8 @@ class RunRecorder:
     """Writes each run's start and outcome as the queue reports them (the RunObserver of
     app/runqueue), in a worker thread so the event loop never waits on the database."""
 
-    def __init__(self, engine: Engine, limiter: RunLimiter) -> None:
+    def __init__(self, engine: Engine) -> None:
         self.engine = engine
-        self.limiter = limiter
 
     async def started(self, run_id: str, backend: str, device: str) -> None:
         fields = {"status": "running", "backend": backend, "device": device}
@@ -92,10 +92,7 @@ class RunRecorder:
                 result.wall_ms / 1000
             )
         outcome = {k: _storable(v) for k, v in result.to_json().items() if k in _OUTCOME_FIELDS}
-        try:
-            await asyncio.to_thread(self._record_outcome, run_id, outcome)
-        finally:
-            self.limiter.finished(run_id)
+        await asyncio.to_thread(self._record_outcome, run_id, outcome)
 
     def _update(self, run_id: str, fields: dict[str, Any]) -> None:
         with Session(self.engine) as session:
@@ -137,22 +134,30 @@ async def submit(
     code: object,
     backend: str,
     origin: RunOrigin,
+    token_secret: str,
+    idempotency_key: str | None = None,
 ) -> Submitted:
     """Check, admit and queue a run; return it once a worker has accepted it. A run with no
-    learner (a cookie-less API client's) is owned through the capability token returned."""
+    learner (a cookie-less API client's) is owned through the capability token returned,
+    derived from `token_secret`. With an `idempotency_key`, an owner's earlier run under
+    the same key is returned as it stands now instead of starting another."""
     problem = check_code(code)
     if problem:
         raise RunRejected(f"Rejected: {problem}.")
     assert isinstance(code, str)
     if backend not in {b.value for b in Backend}:
         raise RunRejected(f"Rejected: unknown backend '{backend}' (use cpu, cuda or auto).")
-    token = secrets.token_urlsafe(24) if origin.learner_id is None else None
+    if idempotency_key is not None:
+        idempotency.check_key(idempotency_key)
+    run_id = secrets.token_hex(16)
+    token = idempotency.run_token(token_secret, run_id) if origin.learner_id is None else None
     encoded = code.encode()
     run = Run(
-        id=secrets.token_hex(16),
+        id=run_id,
         visitor=origin.owner,
         learner_id=origin.learner_id,
         token_sha256=_digest(token) if token else None,
+        idempotency_key=idempotency_key,
         driver=driver_id(),
         item_id=origin.item_id,
         sample_index=origin.sample_index,
@@ -161,23 +166,26 @@ async def submit(
         code=code.replace("\x00", "\ufffd"),  # as _storable: PostgreSQL text holds no NUL
         backend_requested=backend,
     )
-    limiter.admit(run.id, owner=origin.owner, client=origin.client)
+    if idempotency_key is not None:
+        earlier = await asyncio.to_thread(idempotency.earlier, engine, run)
+        if earlier is not None:  # a replay: it neither counts against limits nor runs again
+            return Submitted(earlier, idempotency.replay_token(earlier, run, token_secret))
+    # Stored queued once the limits admit it: from then on it counts as in flight for its
+    # owner and client, on every replica, until the queue records its end.
     try:
-        await asyncio.to_thread(_insert, engine, run)
+        await asyncio.to_thread(limiter.admit, run, client=origin.client)
+    except IntegrityError:
+        # The unique index let a concurrent request with this key store its run first.
+        found = await asyncio.to_thread(idempotency.earlier, engine, run)
+        if found is None:
+            raise
+        return Submitted(found, idempotency.replay_token(found, run, token_secret))
+    try:
         request = RunRequest(id=run.id, code=code, backend=Backend(backend), limits=Limits())
         await queue.submit(request)
     except QueueRefused as exc:
         raise SandboxBusy(exc.detail, exc.retry_after_seconds) from None
-    except BaseException:
-        limiter.finished(run.id)
-        raise
     return Submitted(run, token)
-
-
-def _insert(engine: Engine, run: Run) -> None:
-    with Session(engine, expire_on_commit=False) as session:
-        session.add(run)
-        session.commit()
 
 
 def get(engine: Engine, run_id: str) -> Run:

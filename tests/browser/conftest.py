@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import shutil
 import socket
 import threading
 import time
@@ -17,6 +16,7 @@ from playwright.sync_api import Browser, ConsoleMessage, Page, sync_playwright
 
 from app.main import create_app
 from app.settings import PROJECT_ROOT, Settings
+from tests.support import databases
 from tests.support.sandbox_worker import WorkerHandle
 
 CHROMIUM = os.environ.get("BACKPROP_CHROMIUM", "/usr/bin/chromium")
@@ -42,22 +42,22 @@ def _free_port() -> int:
 
 @pytest.fixture(scope="session")
 def live_app(
-    tmp_path_factory: pytest.TempPathFactory, imported_db_template: Path, worker: WorkerHandle
-) -> FastAPI:
+    tmp_path_factory: pytest.TempPathFactory, imported_db_template: str, worker: WorkerHandle
+) -> Iterator[FastAPI]:
     """The app the live server serves, over its own database copy, with the session's
     sandbox worker behind it (a test may swap `live_app.state.backprop.clock`, and must put
     it back)."""
-    db = tmp_path_factory.mktemp("live") / "backprop.db"
-    shutil.copy(imported_db_template, db)
-    return create_app(
-        Settings(
-            database_url=f"sqlite:///{db}",
-            data_dir=db.parent / "data",
-            secret_key="browser-tests",
-            sandbox_socket=worker.socket_path,
-            runs_per_minute=100,
+    folder = tmp_path_factory.mktemp("live")
+    with databases.copy_of(imported_db_template, folder) as database_url:
+        yield create_app(
+            Settings(
+                database_url=database_url,
+                data_dir=folder / "data",
+                secret_key="browser-tests",
+                sandbox_socket=worker.socket_path,
+                runs_per_minute=100,
+            )
         )
-    )
 
 
 @pytest.fixture(scope="session")

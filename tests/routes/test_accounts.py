@@ -4,7 +4,6 @@ changes, export and deletion."""
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
@@ -25,8 +24,8 @@ from app.settings import Settings
 from tests.support.forms import PASSWORD, csrf_token, form, sign_in, sign_up
 
 
-def rows(db_path: Path, model: type) -> int:
-    with Session(create_engine(f"sqlite:///{db_path}")) as session:
+def rows(database_url: str, model: type) -> int:
+    with Session(create_engine(database_url)) as session:
         return session.exec(select(func.count()).select_from(model)).one()
 
 
@@ -34,11 +33,11 @@ def rows(db_path: Path, model: type) -> int:
 
 
 def test_sign_up_creates_the_account_signs_in_and_hashes_the_password(
-    client: TestClient, db_path: Path
+    client: TestClient, database_url: str
 ) -> None:
     sign_up(client, "Ada")
     assert "ada" in client.get("/dashboard").text  # stored lower-case, shown in the header
-    with Session(create_engine(f"sqlite:///{db_path}")) as session:
+    with Session(create_engine(database_url)) as session:
         user = session.exec(select(User)).one()
     assert user.username == "ada"
     assert user.password_hash.startswith("$argon2id$") and PASSWORD not in user.password_hash
@@ -56,12 +55,12 @@ def test_sign_up_creates_the_account_signs_in_and_hashes_the_password(
     ],
 )
 def test_sign_up_refuses_bad_names_and_weak_passwords_with_a_reason(
-    client: TestClient, db_path: Path, username: str, password: str, says: str
+    client: TestClient, database_url: str, username: str, password: str, says: str
 ) -> None:
     response = form(client, "/signup", username=username, password=password)
     assert response.status_code == 422
     assert says in response.text and 'role="alert"' in response.text
-    assert rows(db_path, User) == 0
+    assert rows(database_url, User) == 0
 
 
 def test_a_sign_up_error_focuses_the_wrong_field_and_keeps_the_right_one(
@@ -85,7 +84,9 @@ def test_a_sign_up_error_focuses_the_wrong_field_and_keeps_the_right_one(
     assert api.status_code == 422 and api.json()["field"] == "password"
 
 
-def test_sign_up_mistakes_do_not_count_toward_the_limit(client: TestClient, db_path: Path) -> None:
+def test_sign_up_mistakes_do_not_count_toward_the_limit(
+    client: TestClient, database_url: str
+) -> None:
     limits = client.app.state.backprop.account_guards.limits  # type: ignore[attr-defined]
     for n in range(limits.sign_up_per_client.limit + 3):
         body = {"username": f"x{n}", "password": "short"}
@@ -105,12 +106,12 @@ def test_no_composition_rules_a_long_lowercase_passphrase_is_fine(client: TestCl
     sign_up(client, "carol", "tulips under a grey sky")
 
 
-def test_a_taken_username_is_refused(client: TestClient, db_path: Path) -> None:
+def test_a_taken_username_is_refused(client: TestClient, database_url: str) -> None:
     sign_up(client, "dora")
     client.cookies.clear()
     response = form(client, "/signup", username="DORA", password=PASSWORD)
     assert response.status_code == 422 and "taken" in response.text
-    assert rows(db_path, User) == 1
+    assert rows(database_url, User) == 1
 
 
 # Sessions
@@ -140,26 +141,26 @@ def test_plain_http_cookie_is_not_marked_secure(client: TestClient) -> None:
 
 
 def test_sign_in_rotates_the_session_and_the_old_cookie_stops_working(
-    client: TestClient, db_path: Path
+    client: TestClient, database_url: str
 ) -> None:
     sign_up(client, "gina")
     old = client.cookies["backprop_session"]
     assert sign_in(client, "gina") == 303  # signing in again, already signed in
     new = client.cookies["backprop_session"]
     assert new != old
-    assert rows(db_path, LoginSession) == 1
+    assert rows(database_url, LoginSession) == 1
     client.cookies.clear()
     client.cookies.set("backprop_session", old)
     assert client.get("/account", follow_redirects=False).status_code == 303
 
 
-def test_sign_out_ends_the_session(client: TestClient, db_path: Path) -> None:
+def test_sign_out_ends_the_session(client: TestClient, database_url: str) -> None:
     sign_up(client, "hugo")
     cookie = client.cookies["backprop_session"]
     signed_out = form(client, "/signout")
     assert signed_out.status_code == 303
     assert "You are signed out" in client.get(signed_out.headers["location"]).text
-    assert rows(db_path, LoginSession) == 0
+    assert rows(database_url, LoginSession) == 0
     client.cookies.clear()
     client.cookies.set("backprop_session", cookie)
     assert "Sign in" in client.get("/").text
@@ -200,7 +201,7 @@ def test_pages_that_need_an_account_send_guests_to_sign_in(client: TestClient) -
 
 
 def test_forms_without_a_valid_csrf_token_are_refused_and_change_nothing(
-    client: TestClient, db_path: Path
+    client: TestClient, database_url: str
 ) -> None:
     client.get("/")
     for token in (None, "forged", csrf_token(client) + "x"):
@@ -210,16 +211,16 @@ def test_forms_without_a_valid_csrf_token_are_refused_and_change_nothing(
         response = client.post("/signup", data=data)
         assert response.status_code == 403
         assert "security token" in response.text
-    assert rows(db_path, User) == 0
+    assert rows(database_url, User) == 0
 
 
-def test_htmx_requests_need_the_token_header(client: TestClient, db_path: Path) -> None:
+def test_htmx_requests_need_the_token_header(client: TestClient, database_url: str) -> None:
     client.get("/")
     client.get("/items/dropout")
     refused = client.post(
         "/items/dropout/bookmark", data={"on": "true"}, headers={"HX-Request": "true"}
     )
-    assert refused.status_code == 403 and rows(db_path, ItemProgress) == 1  # the visit only
+    assert refused.status_code == 403 and rows(database_url, ItemProgress) == 1  # the visit only
     accepted = client.post(
         "/items/dropout/bookmark",
         data={"on": "true"},
@@ -297,14 +298,14 @@ def test_many_sign_in_attempts_from_one_client_are_slowed_down(client: TestClien
     assert response.status_code == 429 and "from here" in response.json()["detail"]
 
 
-def test_sign_ups_from_one_client_are_limited(client: TestClient, db_path: Path) -> None:
+def test_sign_ups_from_one_client_are_limited(client: TestClient, database_url: str) -> None:
     limits = client.app.state.backprop.account_guards.limits  # type: ignore[attr-defined]
     for n in range(limits.sign_up_per_client.limit):
         body = {"username": f"new{n}", "password": PASSWORD}
         assert client.post("/api/users", json=body).status_code == 201
     response = client.post("/api/users", json={"username": "onemore", "password": PASSWORD})
     assert response.status_code == 429 and response.headers["Retry-After"]
-    assert rows(db_path, User) == limits.sign_up_per_client.limit
+    assert rows(database_url, User) == limits.sign_up_per_client.limit
 
 
 # The API
@@ -360,7 +361,7 @@ def test_export_holds_everything_of_mine_and_no_secrets(client: TestClient) -> N
 
 
 def test_deleting_the_account_removes_everything_attached(
-    client: TestClient, db_path: Path
+    client: TestClient, database_url: str
 ) -> None:
     sign_up(client, "tess")
     client.get("/items/dropout")
@@ -368,20 +369,22 @@ def test_deleting_the_account_removes_everything_attached(
     form(client, "/items/dropout/checks", prompt="1", knew="false")
     client.post("/api/token", data={"username": "tess", "password": PASSWORD})
     refused = form(client, "/account/delete", password="wrong password")
-    assert refused.status_code == 422 and rows(db_path, User) == 1
+    assert refused.status_code == 422 and rows(database_url, User) == 1
     response = form(client, "/account/delete", password=PASSWORD)
     assert response.status_code == 303
     confirmed = client.get(response.headers["location"]).text
     assert "Your account and everything recorded with it have been deleted." in confirmed
     for model in (User, Learner, LoginSession, ApiToken, ItemProgress, RecallCheck, Activity):
-        assert rows(db_path, model) == 0, model.__name__
+        assert rows(database_url, model) == 0, model.__name__
     assert "Sign in" in client.get("/").text
 
 
 # Guests
 
 
-def test_guest_progress_is_carried_into_a_new_account(client: TestClient, db_path: Path) -> None:
+def test_guest_progress_is_carried_into_a_new_account(
+    client: TestClient, database_url: str
+) -> None:
     client.get("/")  # a browser's first request gets its visitor cookie; visits count after
     client.get("/items/dropout")
     form(client, "/items/dropout/bookmark", on="true")
@@ -389,7 +392,7 @@ def test_guest_progress_is_carried_into_a_new_account(client: TestClient, db_pat
     sign_up(client, "uma")
     mine = client.get("/api/me/items/dropout").json()
     assert mine["bookmarked"] and mine["note"] == "as a guest" and mine["visits"] == 1
-    with Session(create_engine(f"sqlite:///{db_path}")) as session:
+    with Session(create_engine(database_url)) as session:
         (learner,) = session.exec(select(Learner)).all()
     assert learner.user_id is not None and learner.visitor is None
 
@@ -413,7 +416,7 @@ def test_guest_progress_merges_into_an_existing_account_at_sign_in(client: TestC
 
 
 def test_a_failure_while_merging_leaves_nothing_half_done(
-    client: TestClient, db_path: Path, monkeypatch: pytest.MonkeyPatch
+    client: TestClient, database_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     sign_up(client, "walt")
     client.get("/items/dropout")  # the account has progress of its own: sign-in will merge
@@ -432,7 +435,7 @@ def test_a_failure_while_merging_leaves_nothing_half_done(
     token = csrf_token(client, "/signin")
     with pytest.raises(RuntimeError):
         client.post("/signin", data={"username": "walt", "password": PASSWORD, "csrf_token": token})
-    with Session(create_engine(f"sqlite:///{db_path}")) as session:
+    with Session(create_engine(database_url)) as session:
         learners = session.exec(select(Learner).order_by(col(Learner.id))).all()
         assert [(bool(x.user_id), bool(x.visitor)) for x in learners] == [
             (True, False),

@@ -3,8 +3,6 @@ made with a command; everyone else is refused."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy.engine import Engine
@@ -16,14 +14,14 @@ from tests.support.forms import csrf_token, sign_up
 
 
 def test_only_admins_see_question_insight(
-    client: TestClient, db_path: Path, monkeypatch: pytest.MonkeyPatch, engine: Engine
+    client: TestClient, database_url: str, monkeypatch: pytest.MonkeyPatch, engine: Engine
 ) -> None:
     add_bank(engine)
     assert client.get("/admin/questions", follow_redirects=False).status_code == 303  # sign in
     sign_up(client, "author")
     refused = client.get("/admin/questions")
     assert refused.status_code == 403 and "backprop admin grant" in refused.text
-    monkeypatch.setenv("DATABASE_URL", f"sqlite:///{db_path}")
+    monkeypatch.setenv("DATABASE_URL", database_url)
     assert cli(["admin", "grant", "author"]) == 0
     assert cli(["admin", "grant", "nobody-here"]) == 1
     client.headers["X-CSRF-Token"] = csrf_token(client)

@@ -6,7 +6,7 @@ examples per operation is bounded (API_EXAMPLES) so CI stays within its time."""
 from __future__ import annotations
 
 import os
-import shutil
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -25,6 +25,7 @@ from app.main import create_app
 from app.models import ItemProgress, Learner, Run, User
 from app.services import accounts
 from app.settings import RunQueueKind, Settings
+from tests.support import databases
 from tests.support.forms import PASSWORD
 
 EXAMPLES = int(os.environ.get("API_EXAMPLES", "25"))
@@ -55,14 +56,18 @@ SETTINGS = settings(
 
 
 @pytest.fixture(scope="module")
-def api(tmp_path_factory: pytest.TempPathFactory, imported_db_template: Path) -> FastAPI:
+def api(tmp_path_factory: pytest.TempPathFactory, imported_db_template: str) -> Iterator[FastAPI]:
     """One app for the module over its own database (rate limits raised: the examples come
     fast, from one client), with an account to sign in as. Schemathesis starts it."""
     folder = tmp_path_factory.mktemp("properties")
-    shutil.copy(imported_db_template, folder / "backprop.db")
+    with databases.copy_of(imported_db_template, folder) as database_url:
+        yield from _app(folder, database_url)
+
+
+def _app(folder: Path, database_url: str) -> Iterator[FastAPI]:
     app = create_app(
         Settings(
-            database_url=f"sqlite:///{folder / 'backprop.db'}",
+            database_url=database_url,
             data_dir=folder / "data",
             secret_key="properties",
             run_queue=RunQueueKind.fake,
@@ -81,7 +86,7 @@ def api(tmp_path_factory: pytest.TempPathFactory, imported_db_template: Path) ->
         app.state.token = accounts.issue_token(session, user=user, minutes=600)
         session.commit()
     TARGET.app = app
-    return app
+    yield app
 
 
 @pytest.fixture(scope="module")

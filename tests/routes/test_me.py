@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from datetime import timedelta
-from pathlib import Path
 
 from fastapi.testclient import TestClient
 from sqlalchemy import create_engine, update
@@ -39,12 +38,12 @@ def test_api_refusals_are_clear(client: TestClient) -> None:
     assert bogus.status_code == 401 and "not valid" in bogus.json()["detail"]
 
 
-def test_expired_tokens_are_refused(client: TestClient, db_path: Path) -> None:
+def test_expired_tokens_are_refused(client: TestClient, database_url: str) -> None:
     client.post("/api/users", json={"username": "pia", "password": PASSWORD})
     token = client.post("/api/token", data={"username": "pia", "password": PASSWORD}).json()
     auth = {"Authorization": f"Bearer {token['access_token']}"}
     assert client.get("/api/me", headers=auth).status_code == 200
-    with Session(create_engine(f"sqlite:///{db_path}")) as session:
+    with Session(create_engine(database_url)) as session:
         session.execute(update(ApiToken).values(expires_at=utcnow() - timedelta(seconds=1)))
         session.commit()
     expired = client.get("/api/me", headers=auth)

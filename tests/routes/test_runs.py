@@ -27,7 +27,7 @@ def run_client(client: TestClient) -> TestClient:
     return client
 
 
-def test_a_run_streams_its_output_and_is_stored(run_client: TestClient, db_path: Path) -> None:
+def test_a_run_streams_its_output_and_is_stored(run_client: TestClient, database_url: str) -> None:
     response = run_client.post(
         "/api/runs",
         json={
@@ -53,7 +53,7 @@ def test_a_run_streams_its_output_and_is_stored(run_client: TestClient, db_path:
     assert stored["wall_ms"] > 0
     from sqlalchemy import create_engine
 
-    with Session(create_engine(f"sqlite:///{db_path}")) as session:
+    with Session(create_engine(database_url)) as session:
         run = session.get(Run, run_id)
         item = session.exec(select(Item).where(Item.slug == "dropout")).one()
     assert run is not None and run.item_id == item.id and run.sample_index == 1
@@ -79,14 +79,14 @@ def test_output_is_text_even_when_it_looks_like_html(run_client: TestClient) -> 
 
 
 def test_code_over_64_kib_is_rejected_and_nothing_is_stored(
-    run_client: TestClient, db_path: Path
+    run_client: TestClient, database_url: str
 ) -> None:
     response = run_client.post("/api/runs", json={"code": "#" * (64 * 1024 + 1)})
     assert response.status_code == 400
     assert "Rejected" in response.json()["detail"] and "64 KiB" in response.json()["detail"]
     from sqlalchemy import create_engine
 
-    with Session(create_engine(f"sqlite:///{db_path}")) as session:
+    with Session(create_engine(database_url)) as session:
         assert session.exec(select(Run)).all() == []
 
 

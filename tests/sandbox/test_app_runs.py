@@ -37,7 +37,7 @@ def run_client(settings: Settings, worker: WorkerHandle) -> Iterator[TestClient]
         yield client
 
 
-def test_a_run_streams_its_output_and_is_stored(run_client: TestClient, db_path: Path) -> None:
+def test_a_run_streams_its_output_and_is_stored(run_client: TestClient, database_url: str) -> None:
     response = run_client.post(
         "/api/runs",
         json={
@@ -58,7 +58,7 @@ def test_a_run_streams_its_output_and_is_stored(run_client: TestClient, db_path:
     assert result["backend"] == "cpu" and result["device"]
     stored = run_client.get(f"/api/runs/{run_id}").json()
     assert stored["status"] == "done" and stored["stdout"] == "[0, 1, 2]\n"
-    with Session(create_engine(f"sqlite:///{db_path}")) as session:
+    with Session(create_engine(database_url)) as session:
         run = session.get(Run, run_id)
         item = session.exec(select(Item).where(Item.slug == "dropout")).one()
     assert run is not None and run.item_id == item.id and run.sample_index == 1

@@ -16,11 +16,13 @@ import tempfile
 import time
 import urllib.request
 from collections.abc import Iterator
+from contextlib import ExitStack
 from pathlib import Path
 
 import pytest
 
 from app.settings import PROJECT_ROOT
+from tests.support import databases
 from tests.support.sandbox_worker import needs_isolation
 
 pytestmark = needs_isolation
@@ -50,14 +52,29 @@ def children(pid: int) -> list[int]:
 
 
 @pytest.fixture
-def served() -> Iterator[tuple[subprocess.Popen[bytes], str, Path]]:
+def served(imported_db_template: str) -> Iterator[tuple[subprocess.Popen[bytes], str, Path]]:
     port = free_port()
     # A folder the web server's user can reach (pytest's own temporary folders are root's).
     base_dir = Path(tempfile.mkdtemp(prefix="backprop-serve-"))
     base_dir.chmod(0o755)
     data = base_dir / "data"
+    with ExitStack() as stack:
+        # On SQLite the app makes its database in DATA_DIR, as a real start does; on
+        # PostgreSQL it gets a copy of the session's template.
+        database = (
+            {"DATABASE_URL": stack.enter_context(databases.copy_of(imported_db_template, data))}
+            if databases.on_postgres()
+            else {}
+        )
+        yield from _serve(base_dir, data, port, database)
+
+
+def _serve(
+    base_dir: Path, data: Path, port: int, database: dict[str, str]
+) -> Iterator[tuple[subprocess.Popen[bytes], str, Path]]:
     env = {
         **os.environ,
+        **database,
         "DATA_DIR": str(data),
         "PORT": str(port),
         "SECRET_KEY": "serve-test",
@@ -107,7 +124,8 @@ def test_the_web_server_drops_root_and_the_worker_keeps_it(
     assert workers and all(uid_of(p) == 0 for p in workers)
     assert webs and all(uid_of(p) == web_user.pw_uid for p in webs)
     assert data.stat().st_uid == web_user.pw_uid
-    assert (data / "backprop.db").stat().st_uid == web_user.pw_uid
+    if not databases.on_postgres():  # the SQLite file is the web server's, made by it
+        assert (data / "backprop.db").stat().st_uid == web_user.pw_uid
     body = json.dumps({"code": "print(6 * 7)", "backend": "cpu"}).encode()
     request = urllib.request.Request(
         f"{base}/api/runs", data=body, headers={"Content-Type": "application/json"}

@@ -18,13 +18,23 @@ from tests.support.paths import CONTENT_DIR
 
 def counts(engine: Engine) -> dict[str, int]:
     with Session(engine) as s:
-        return {
+        found = {
             "items": s.exec(select(func.count()).select_from(Item)).one(),
             "samples": s.exec(select(func.count()).select_from(CodeSample)).one(),
             "prompts": s.exec(select(func.count()).select_from(QuizPrompt)).one(),
             "files": s.exec(select(func.count()).select_from(ContentFile)).one(),
-            "search": s.execute(text("SELECT count(*) FROM item_search")).scalar_one(),
         }
+        # SQLite's FTS5 index must follow the items; PostgreSQL searches the items
+        # themselves (app/services/search.py), so there is no index to keep in step.
+        indexed = (
+            "SELECT count(*) FROM item_search" if has_fts(engine) else "SELECT count(*) FROM item"
+        )
+        found["search"] = s.execute(text(indexed)).scalar_one()
+        return found
+
+
+def has_fts(engine: Engine) -> bool:
+    return engine.dialect.name == "sqlite"
 
 
 def item_file(content: Path, name: str) -> Path:
@@ -74,10 +84,11 @@ def test_edit_updates_only_that_item_and_keeps_its_id(
         item = s.exec(select(Item).where(Item.slug == "dropout")).one()
         assert item.id == old_id
         assert "Dropout (edited)" in item.body_markdown
-        hits = s.execute(
-            text("SELECT rowid FROM item_search WHERE item_search MATCH 'edited'")
-        ).all()
-    assert [h[0] for h in hits] == [old_id]
+        if has_fts(empty_engine):
+            hits = s.execute(
+                text("SELECT rowid FROM item_search WHERE item_search MATCH 'edited'")
+            ).all()
+            assert [h[0] for h in hits] == [old_id]
 
 
 def test_deleted_file_removes_its_item(empty_engine: Engine, content_copy: Path) -> None:

@@ -9,7 +9,6 @@ from sqlmodel import Session
 
 from app import migrate
 from app.models import Run
-from app.services.ratelimit import RunLimiter
 from app.services.runs import RunRecorder
 from sandbox.protocol import RunResult, Verdict
 from tests.support.aio import run_async
@@ -30,7 +29,7 @@ def record(engine: Engine, result: RunResult) -> Run:
             )
         )
         session.commit()
-    recorder = RunRecorder(engine, RunLimiter())
+    recorder = RunRecorder(engine)
     run_async(recorder.finished(result.id, result))
     killed = RunResult.refused(result.id, Verdict.KILLED, "Cancelled.")
     run_async(recorder.finished(result.id, killed))  # a late second outcome
