@@ -41,6 +41,12 @@ def fleet_settings(settings: Settings, redis_server: RedisServer) -> Settings:
             "fleet_heartbeat_seconds": HEARTBEAT,
             "fleet_lease_seconds": LEASE,
             "fleet_events_ttl_seconds": 60,
+            # One test client stands for many learners here: the per-person caps are not
+            # what these tests are about.
+            "concurrent_runs": 100,
+            "concurrent_runs_per_client": 100,
+            "runs_per_minute": 1000,
+            "runs_per_minute_per_client": 1000,
         }
     )
 

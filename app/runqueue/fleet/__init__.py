@@ -12,3 +12,4 @@ the per-run guards), `events` (live output), `liveness` (agents' heartbeats), `r
 MACHINE_STOPPED = "The machine running it stopped; it was not run again."
 NEVER_STARTED = "No code runner could start it (it was tried twice); run it again."
 CANCELLED_WAITING = "Cancelled before it started."
+CANCELLED = "Cancelled."

@@ -17,7 +17,7 @@ from redis.asyncio import Redis
 from redis.exceptions import RedisError
 
 from app.runqueue.base import EventEntry, QueueRefused, RunObserver
-from app.runqueue.fleet import CANCELLED_WAITING, MACHINE_STOPPED, events, jobs, keys, liveness
+from app.runqueue.fleet import CANCELLED, MACHINE_STOPPED, events, jobs, keys, liveness
 from app.runqueue.fleet.results import ResultReader
 from sandbox.protocol import (
     Backend,
@@ -182,8 +182,8 @@ class RedisRunQueue:
         that no agent has started ends `killed` now, in the database."""
         ttl = jobs.BEGAN_TTL_SECONDS
         began = await self.redis.eval(_CANCEL, 2, keys.cancel(run_id), keys.began(run_id), ttl)
-        if not began:
-            result = RunResult.refused(run_id, Verdict.KILLED, CANCELLED_WAITING)
+        if not began:  # not started, or Redis was wiped since: the database decides
+            result = RunResult.refused(run_id, Verdict.KILLED, CANCELLED)
             await self.finish(run_id, result, None)
 
     async def status(self) -> WorkerStatus:
