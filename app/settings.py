@@ -167,6 +167,8 @@ class Settings(BaseSettings):
     def _defaults_and_safety(self) -> Settings:
         if self.environment is Environment.production and not self.secret_key:
             raise ValueError("SECRET_KEY must be set when ENVIRONMENT=production")
+        if self.fleet_lease_seconds <= self.fleet_heartbeat_seconds:
+            raise ValueError("FLEET_LEASE_SECONDS must be longer than FLEET_HEARTBEAT_SECONDS")
         # Paths left unset live in the data folder, wherever that is.
         if not self.database_url:
             self.database_url = f"sqlite:///{self.data_dir / 'backprop.db'}"

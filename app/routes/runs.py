@@ -24,7 +24,8 @@ from app.deps import (
     StreamSlotsDep,
     identify,
 )
-from app.domain import RunRejected
+from app.domain import RunRejected, SandboxBusy
+from app.runqueue import QueueRefused
 from app.schemas import RunAccepted, RunCreate, RunPublic, errors
 from app.services import run_stream, runs
 from app.services.run_origin import origin_for
@@ -108,14 +109,17 @@ async def get_run(run_id: str, scope: LearnerDep, token: RunToken, engine: Engin
     return RunPublic.of(runs.owned(engine, scope, run_id, token=token))
 
 
-@router.post("/{run_id}/cancel", status_code=202)
+@router.post("/{run_id}/cancel", status_code=202, responses=errors(503))
 async def cancel_run(
     run_id: str, scope: LearnerDep, token: RunToken, engine: EngineDep, queue: RunQueueDep
 ) -> RunAccepted:
     """Stop a queued or running run; it ends with verdict `killed` (a run that has ended
     keeps its verdict)."""
     run = runs.owned(engine, scope, run_id, token=token)
-    await queue.cancel(run_id)
+    try:
+        await queue.cancel(run_id)
+    except QueueRefused as exc:
+        raise SandboxBusy(exc.detail, exc.retry_after_seconds) from None
     return RunAccepted(id=run.id, status=run.status)
 
 

@@ -70,7 +70,8 @@ class RunQueue(Protocol):
         ...
 
     async def cancel(self, run_id: str) -> None:
-        """Ask the worker to stop the run; it ends with verdict `killed`."""
+        """Ask the worker to stop the run; it ends with verdict `killed`. QueueRefused when
+        the ask cannot be passed on now."""
         ...
 
     async def status(self) -> WorkerStatus: ...

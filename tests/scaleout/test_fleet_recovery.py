@@ -8,7 +8,9 @@ import time
 
 from fastapi.testclient import TestClient
 from sqlalchemy.engine import Engine
+from sqlmodel import Session, col, select
 
+from app.models import Run
 from tests.scaleout.conftest import LEASE, Agents, stored, submit, wait_done, wait_until
 from tests.support.redis_server import RedisServer
 
@@ -29,6 +31,10 @@ def test_redis_killed_and_restarted_mid_load_loses_no_accepted_run(
     agents()
     held, owner, queued = _load(fleet_client, engine, 5)
     redis_server.kill()
+    # Meanwhile a new run is refused (and stored so), and a cancel asks to try again.
+    refused = fleet_client.post("/api/runs", json={"code": "print(1)", "backend": "cpu"})
+    assert refused.status_code == 503 and refused.headers["Retry-After"]
+    assert fleet_client.post(f"/api/runs/{held}/cancel", headers=owner).status_code == 503
     redis_server.start()
     refusals = 0
     while fleet_client.post(f"/api/runs/{held}/cancel", headers=owner).status_code != 202:
@@ -39,6 +45,9 @@ def test_redis_killed_and_restarted_mid_load_loses_no_accepted_run(
     for n, run_id in enumerate(queued):
         run = wait_done(engine, run_id)
         assert (run.verdict, run.stdout) == ("ok", f"run {n}\n")
+    with Session(engine) as session:
+        others = session.exec(select(Run.verdict).where(col(Run.id).notin_([held, *queued])))
+        assert others.all() == ["rejected"]
 
 
 def test_a_wiped_redis_is_rebuilt_from_the_database(

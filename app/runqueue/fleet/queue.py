@@ -181,7 +181,14 @@ class RedisRunQueue:
         """Mark the run cancelled: an agent running it stops it, and none starts it. One
         that no agent has started ends `killed` now, in the database."""
         ttl = jobs.BEGAN_TTL_SECONDS
-        began = await self.redis.eval(_CANCEL, 2, keys.cancel(run_id), keys.began(run_id), ttl)
+        try:
+            began = await self.redis.eval(_CANCEL, 2, keys.cancel(run_id), keys.began(run_id), ttl)
+        except (RedisError, OSError) as exc:
+            log.warning("run %s: cancel could not reach Redis: %s", run_id, exc)
+            raise QueueRefused(
+                "Runs cannot be cancelled right now; try again in a few seconds.",
+                UNREACHABLE_RETRY_SECONDS,
+            ) from None
         if not began:  # not started, or Redis was wiped since: the database decides
             result = RunResult.refused(run_id, Verdict.KILLED, CANCELLED)
             await self.finish(run_id, result, None)
