@@ -50,9 +50,7 @@ class FleetKeeper:
         await self.queue.ensure_groups()
         grace = timedelta(seconds=self.queue.timing.heartbeat_seconds)
         queued, running = await asyncio.to_thread(_unfinished, self.engine, utcnow() - grace)
-        added = 0
-        for request in queued:
-            added += await self.queue.restore(request)
+        added = await self.queue.restore(queued)
         if added:
             log.warning("added %d queued runs back to the job streams", added)
         return added, await self._end_lost(running)

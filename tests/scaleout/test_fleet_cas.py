@@ -97,3 +97,27 @@ def test_replicas_rebuilding_at_once_add_one_job_per_queued_run(
     client = redis_server.client()
     jobs = client.xrange(keys.jobs("cpu"))
     assert sorted(fields["run"] for _, fields in jobs) == sorted(run_ids)
+
+
+def test_consumers_that_hold_nothing_and_went_quiet_are_forgotten(
+    engine: Engine, redis_server: RedisServer
+) -> None:
+    client = redis_server.client()
+    stream = keys.jobs("cpu")
+
+    async def scenario() -> None:
+        timing = FleetTiming(heartbeat_seconds=0.005, lease_seconds=0.01)
+        queue = RedisRunQueue(redis_server.url, RunRecorder(engine, RunLimiter()), timing)
+        try:
+            await queue.ensure_groups()
+            client.xadd(stream, {"run": "r", "request": "{}"})
+            client.xreadgroup(keys.JOB_GROUP, "holds-one", {stream: ">"}, count=1)
+            client.xreadgroup(keys.JOB_GROUP, "holds-none", {stream: ">"}, count=1)
+            await asyncio.sleep(0.2)
+            await queue.ensure_groups()
+        finally:
+            await queue.close()
+
+    run_async(scenario())
+    names = [c["name"] for c in client.xinfo_consumers(stream, keys.JOB_GROUP)]
+    assert names == ["holds-one"]  # its job is still pending: it stays to be taken over

@@ -50,6 +50,8 @@ async def follow(redis: Redis, run_id: str, after: str | None) -> AsyncIterator[
     of Redis): the database then has what there is."""
     key = keys.events(run_id)
     last = after if after and _ENTRY_ID.match(after) else "0-0"
+    if not await redis.exists(key):
+        return
     while True:
         answer: Any = await redis.xread({key: last}, count=100, block=READ_BLOCK_MS)
         if not answer:

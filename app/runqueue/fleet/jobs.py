@@ -214,3 +214,16 @@ async def depth(redis: Redis, pool: str) -> int:
     except ResponseError:  # no group yet
         return int(length)
     return max(0, int(length) - int(pending["pending"]))
+
+
+async def forget_idle_consumers(redis: Redis, stream: str, group: str, idle_ms: int) -> int:
+    """Drop the group's consumers that hold nothing and have been silent for `idle_ms`: the
+    agents and replicas that have gone (each process reads under a name of its own)."""
+    try:
+        consumers = await redis.xinfo_consumers(stream, group)
+    except ResponseError:  # no stream or no group (yet)
+        return 0
+    gone = [c["name"] for c in consumers if c["pending"] == 0 and c["idle"] > idle_ms]
+    for name in gone:
+        await redis.xgroup_delconsumer(stream, group, name)
+    return len(gone)

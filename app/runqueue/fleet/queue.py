@@ -89,9 +89,12 @@ class RedisRunQueue:
         self.tasks.add(task)
 
     async def ensure_groups(self) -> None:
-        for pool in keys.POOLS:
-            await jobs.ensure_group(self.redis, keys.jobs(pool), keys.JOB_GROUP)
-        await jobs.ensure_group(self.redis, keys.RESULTS, keys.RESULT_GROUP)
+        """The job streams and the results stream with their groups, less the consumers
+        that have been gone a while (ten leases, holding nothing)."""
+        streams = [(keys.jobs(pool), keys.JOB_GROUP) for pool in keys.POOLS]
+        for stream, group in [*streams, (keys.RESULTS, keys.RESULT_GROUP)]:
+            await jobs.ensure_group(self.redis, stream, group)
+            await jobs.forget_idle_consumers(self.redis, stream, group, 10 * self.timing.lease_ms)
 
     async def submit(self, request: RunRequest) -> None:
         try:
@@ -138,12 +141,17 @@ class RedisRunQueue:
         await jobs.enqueue(self.redis, pool, request.id, json.dumps(request.to_json()))
         return pool
 
-    async def restore(self, request: RunRequest) -> bool:
-        """Queue a run the database holds as `queued`, unless a job for it is queued already
-        (whichever replica gets there first adds it); whether this call added it."""
-        cuda = await liveness.live_agents(self.redis, "cuda")
-        pool = pool_of(request.backend, bool(cuda))
-        return await jobs.enqueue(self.redis, pool, request.id, json.dumps(request.to_json()))
+    async def restore(self, requests: list[RunRequest]) -> int:
+        """Queue the runs the database holds as `queued`, but for those whose job is queued
+        already (whichever replica gets there first adds it); how many this call added."""
+        if not requests:
+            return 0
+        cuda = bool(await liveness.live_agents(self.redis, "cuda"))
+        added = 0
+        for request in requests:
+            pool, body = pool_of(request.backend, cuda), json.dumps(request.to_json())
+            added += await jobs.enqueue(self.redis, pool, request.id, body)
+        return added
 
     async def held(self, run_ids: list[str]) -> set[str]:
         """Which of these runs a live delivery holds (its lease renewed)."""
