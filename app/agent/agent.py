@@ -78,6 +78,7 @@ class Agent:
         self.held: dict[str, Held] = {}
         self.tasks: set[asyncio.Task[None]] = set()
         self.changed = asyncio.Event()  # a slot freed, or the worker's state changed
+        self.stopping = False  # ends the helper loops, should a cancel be lost in a Redis call
 
     @property
     def ready(self) -> bool:
@@ -91,8 +92,10 @@ class Agent:
             if self.tasks:
                 await asyncio.wait(self.tasks)
         finally:
+            self.stopping = True
             for helper in helpers:
                 helper.cancel()
+            await asyncio.wait(helpers, timeout=self.timing.heartbeat_seconds + 1)
             with contextlib.suppress(RedisError, OSError):
                 await liveness.withdraw(self.redis, self._info())
 
@@ -240,7 +243,7 @@ class Agent:
         )
 
     async def _beat_forever(self) -> None:
-        while True:
+        while not self.stopping:
             was_ready = self.ready
             self.worker = await self.executor.status()
             if self.ready != was_ready:
@@ -260,7 +263,7 @@ class Agent:
 
     async def _watch(self) -> None:
         """Stop runs that were cancelled, or whose delivery the database refused."""
-        while True:
+        while not self.stopping:
             await asyncio.sleep(min(WATCH_SECONDS, self.timing.heartbeat_seconds))
             for held in list(self.held.values()):
                 run_id, token = held.delivery.run_id, held.delivery.token

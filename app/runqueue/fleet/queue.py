@@ -218,8 +218,11 @@ class RedisRunQueue:
         )
 
     async def close(self) -> None:
+        # A cancel that lands while redis-py waits on a blocking read may be turned into a
+        # closed connection, which the reader's loop survives: it also stops at its next turn.
+        self.reader.stopping = True
         for task in self.tasks:
             task.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await asyncio.gather(*self.tasks, return_exceptions=True)
+        if self.tasks:
+            await asyncio.wait(self.tasks, timeout=self.timing.heartbeat_seconds + 1)
         await self.redis.aclose()

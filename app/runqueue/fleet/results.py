@@ -67,9 +67,10 @@ class ResultReader:
         self.consumer = consumer
         self.lease_ms = lease_ms
         self.block_ms = block_ms
+        self.stopping = False  # a cancel that lands inside a Redis call can be lost: see close
 
     async def run_forever(self) -> None:
-        while True:
+        while not self.stopping:
             try:
                 await self.read_once()
             except (RedisError, OSError) as exc:
