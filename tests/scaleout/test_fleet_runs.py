@@ -4,15 +4,17 @@ resuming on another replica, auto's choice of pool, and each agent's /metrics.""
 from __future__ import annotations
 
 import json
+import signal
 import urllib.request
 
 from fastapi.testclient import TestClient
 from sqlalchemy.engine import Engine
 
 from app.main import create_app
+from app.runqueue.fleet import keys
 from app.settings import Settings
 from tests.scaleout.conftest import Agents, submit, wait_done, wait_until
-from tests.support.redis_server import free_port
+from tests.support.redis_server import RedisServer, free_port
 
 
 def sse(client: TestClient, run_id: str, headers: dict[str, str], *, stop_after: str = "result"):
@@ -105,3 +107,14 @@ def test_each_agent_serves_its_own_metrics(
         line for line in text.splitlines() if line.startswith("backprop_agent_heartbeat_age")
     )
     assert 0 <= float(age.split()[-1]) < 5
+
+
+def test_an_agent_told_to_stop_withdraws_its_heartbeat_at_once(
+    agents: Agents, redis_server: RedisServer
+) -> None:
+    agent = agents()
+    client = redis_server.client()
+    assert list(client.scan_iter(keys.agents("cpu")))
+    agent.send_signal(signal.SIGTERM)
+    assert agent.wait(timeout=10) == 0
+    assert list(client.scan_iter(keys.agents("cpu"))) == []  # not after its lease: now
