@@ -113,3 +113,38 @@ def test_a_stopped_agent_is_found_out_by_its_lease(
     again, _ = submit(fleet_client, "print('back')")
     assert wait_done(engine, again).verdict == "ok"
     assert stored(engine, run_id).verdict == "internal_error"
+
+
+def test_a_duplicate_delivery_is_refused_its_start_and_told_to_stop(
+    fleet_client: TestClient, agents: Agents, engine: Engine, redis_server: RedisServer
+) -> None:
+    """As after a wipe of Redis, when a rebuilt job reaches a second agent while the first
+    still runs it: the database keeps the first start, and revokes the second delivery."""
+    agents()
+    run_id, owner = submit(fleet_client, HOLD)
+    wait_until(lambda: running(engine, run_id), "the run to start")
+    client: redis.Redis = redis_server.client()
+    client.xadd(
+        keys.RESULTS,
+        {"kind": "started", "run": run_id, "attempt": 1, "token": "dup", "backend": "cpu",
+         "device": "elsewhere"},
+    )  # fmt: skip
+    wait_until(lambda: client.exists(keys.revoked("dup")), "the duplicate to be revoked")
+    run = stored(engine, run_id)
+    assert (run.status, run.attempt) == ("running", 1) and run.device != "elsewhere"
+    fleet_client.post(f"/api/runs/{run_id}/cancel", headers=owner)
+    assert wait_done(engine, run_id).verdict == "killed"
+
+
+def test_an_agent_whose_delivery_is_revoked_stops_the_run(
+    fleet_client: TestClient, agents: Agents, engine: Engine, redis_server: RedisServer
+) -> None:
+    agents()
+    run_id, _ = submit(fleet_client, HOLD)
+    wait_until(lambda: running(engine, run_id), "the run to start")
+    client: redis.Redis = redis_server.client()
+    token = client.get(keys.claim(run_id))  # the delivery that holds it
+    assert token
+    client.set(keys.revoked(token), 1)
+    run = wait_done(engine, run_id)
+    assert (run.verdict, run.stdout) == ("killed", "holding\n")
