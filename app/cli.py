@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import argparse
 import getpass
+import os
 import sys
 
 from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
 from app import logs, migrate
+from app.agent import cli as agent_cli
 from app.db import make_engine
 from app.domain import DomainError
 from app.importer import ContentError, import_content
@@ -35,7 +37,15 @@ def main(argv: list[str] | None = None) -> int:
         help="set a new password for an account (asked for twice; every session ends)",
     )
     reset.add_argument("username")
+    agent = sub.add_parser(
+        "agent",
+        help="run a worker host's runner agent: runs from Redis to the sandbox worker",
+    )
+    agent_cli.add_arguments(agent)
     args = parser.parse_args(argv)
+    if args.command == "agent":  # before the settings: an agent reads none of the web app's
+        logs.configure(os.environ.get("LOG_FORMAT", "text"))
+        return agent_cli.start(args, agent)
     settings = Settings()
     logs.configure(settings.log_format)
 

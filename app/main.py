@@ -3,6 +3,7 @@ adapters (which run queue) and wires the layers together."""
 
 from __future__ import annotations
 
+import asyncio
 import gc
 import logging
 import threading
@@ -35,9 +36,11 @@ from app.routes import (
 )
 from app.runqueue import RunQueue
 from app.runqueue.fake import FakeRunQueue
+from app.runqueue.fleet.queue import FleetTiming, RedisRunQueue
 from app.runqueue.local import LocalRunQueue
 from app.services import content_cache
 from app.services.accounts import AccountGuards
+from app.services.fleet import FleetKeeper
 from app.services.limit_store import HitStore
 from app.services.orphans import end_orphans
 from app.services.passwords import PasswordChecks
@@ -62,7 +65,18 @@ def make_run_queue(settings: Settings, recorder: RunRecorder) -> RunQueue:
     """The run queue the settings ask for."""
     if settings.run_queue is RunQueueKind.fake:
         return FakeRunQueue(recorder)
+    if settings.run_queue is RunQueueKind.redis:
+        return RedisRunQueue(settings.redis_url, recorder, fleet_timing(settings))
     return LocalRunQueue(settings.sandbox_socket, recorder)
+
+
+def fleet_timing(settings: Settings) -> FleetTiming:
+    return FleetTiming(
+        heartbeat_seconds=settings.fleet_heartbeat_seconds,
+        lease_seconds=settings.fleet_lease_seconds,
+        events_ttl_seconds=settings.fleet_events_ttl_seconds,
+        max_wait_seconds=settings.fleet_max_wait_seconds,
+    )
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:
@@ -99,9 +113,14 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                 report = import_content(engine, settings.content_dir)
                 log.info("content: %s", report.summary())
                 content_cache.forget(engine)
-            ended = end_orphans(engine)
+            # A fleet's runs outlive the web process that took them: FleetKeeper watches them.
+            ended = 0 if isinstance(state.run_queue, RedisRunQueue) else end_orphans(engine)
             if ended:
                 log.warning("ended %d runs that a stopped server process left unfinished", ended)
+        await state.run_queue.start()
+        keeper: asyncio.Task[None] | None = None
+        if isinstance(state.run_queue, RedisRunQueue):
+            keeper = asyncio.create_task(FleetKeeper(engine, state.run_queue).run_forever())
         compile_all()
         # Compressing the static files takes seconds of CPU (brotli at its best): a thread
         # does it beside the first requests, which compress on demand what is not done yet.
@@ -112,6 +131,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         gc.collect()
         gc.freeze()
         yield
+        if keeper is not None:
+            keeper.cancel()
         await state.run_queue.close()
         engine.dispose()
 

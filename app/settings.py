@@ -16,6 +16,7 @@ DEFAULT_DATA_DIR = PROJECT_ROOT / "data"
 class RunQueueKind(StrEnum):
     local = "local"  # the sandbox worker's Unix socket on this machine
     fake = "fake"  # scripted runs, for tests of everything around the sandbox
+    redis = "redis"  # runner agents on worker hosts, fed through Redis at REDIS_URL
 
 
 class LogFormat(StrEnum):
@@ -81,8 +82,41 @@ class Settings(BaseSettings):
     )
     run_queue: RunQueueKind = Field(
         RunQueueKind.local,
-        description="How runs reach a sandbox worker: `local` (the worker at SANDBOX_SOCKET) "
-        "or `fake` (scripted results, no code runs; for tests only).",
+        description="How runs reach a sandbox worker: `local` (the worker at SANDBOX_SOCKET), "
+        "`redis` (runner agents on worker hosts, through REDIS_URL) or `fake` (scripted "
+        "results, no code runs; for tests only).",
+    )
+    redis_url: str = Field(
+        "redis://127.0.0.1:6379/0",
+        description="With RUN_QUEUE=redis: the Redis that carries runs to the runner agents "
+        "(`backprop agent`) and their events back (run it with appendonly and noeviction: "
+        "deploy/redis.conf).",
+    )
+    fleet_heartbeat_seconds: float = Field(
+        2.0,
+        gt=0,
+        description="With RUN_QUEUE=redis: how often each replica looks for queued runs missing "
+        "from Redis and started runs whose runner is gone. Agents take the same as "
+        "--heartbeat-seconds.",
+    )
+    fleet_lease_seconds: float = Field(
+        10.0,
+        gt=0,
+        description="With RUN_QUEUE=redis: how long an agent, or a replica reading results, may "
+        "stay silent before it counts as gone and its runs are taken over (the agents' "
+        "--lease-seconds must be the same).",
+    )
+    fleet_max_wait_seconds: float = Field(
+        60.0,
+        gt=0,
+        description="With RUN_QUEUE=redis: a new run is refused (HTTP 503 with Retry-After) when "
+        "the live agents of its pool would take longer than this to reach it.",
+    )
+    fleet_events_ttl_seconds: int = Field(
+        600,
+        ge=1,
+        description="With RUN_QUEUE=redis: how long a finished run's live events stay in Redis "
+        "for a reconnecting browser (the run itself stays in the database).",
     )
     runs_per_minute: int = Field(
         20, ge=1, description="Runs one visitor may start per minute (HTTP 429 beyond)."
@@ -144,6 +178,8 @@ class Settings(BaseSettings):
     def _defaults_and_safety(self) -> Settings:
         if self.environment is Environment.production and not self.secret_key:
             raise ValueError("SECRET_KEY must be set when ENVIRONMENT=production")
+        if self.fleet_lease_seconds <= self.fleet_heartbeat_seconds:
+            raise ValueError("FLEET_LEASE_SECONDS must be longer than FLEET_HEARTBEAT_SECONDS")
         # Paths left unset live in the data folder, wherever that is.
         if not self.database_url:
             self.database_url = f"sqlite:///{self.data_dir / 'backprop.db'}"

@@ -88,6 +88,14 @@ def test_the_run_queue_imports_only_the_sandbox_protocol() -> None:
     )
 
 
+def test_the_runner_agent_imports_no_database_services_or_web_code() -> None:
+    """An agent runs on a worker host with no database credentials: it speaks Redis and the
+    worker's socket, through the run queue's fleet modules."""
+    forbidden = ("app.db", "app.models", "app.services", "app.settings", "app.importer")
+    assert violations("app/agent", (*forbidden, "sqlalchemy", "sqlmodel", *WEB)) == []
+    assert violations("app/agent", ("app",), allow=("app.agent", "app.runqueue")) == []
+
+
 def test_a_route_never_imports_another_route() -> None:
     bad = []
     for path in modules("app/routes"):

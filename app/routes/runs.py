@@ -25,9 +25,10 @@ from app.deps import (
     StreamSlotsDep,
     identify,
 )
-from app.domain import RunRejected
+from app.domain import RunRejected, SandboxBusy
+from app.runqueue import QueueRefused
 from app.schemas import RunAccepted, RunCreate, RunPublic, errors
-from app.services import runs
+from app.services import run_stream, runs
 from app.services.run_origin import origin_for
 from sandbox.protocol import CEILINGS, Finished, event_to_json
 
@@ -129,14 +130,17 @@ async def get_run(run_id: str, scope: LearnerDep, token: RunToken, engine: Engin
     return RunPublic.of(runs.owned(engine, scope, run_id, token=token))
 
 
-@router.post("/{run_id}/cancel", status_code=202)
+@router.post("/{run_id}/cancel", status_code=202, responses=errors(503))
 async def cancel_run(
     run_id: str, scope: LearnerDep, token: RunToken, engine: EngineDep, queue: RunQueueDep
 ) -> RunAccepted:
     """Stop a queued or running run; it ends with verdict `killed` (a run that has ended
     keeps its verdict)."""
     run = runs.owned(engine, scope, run_id, token=token)
-    await queue.cancel(run_id)
+    try:
+        await queue.cancel(run_id)
+    except QueueRefused as exc:
+        raise SandboxBusy(exc.detail, exc.retry_after_seconds) from None
     return RunAccepted(id=run.id, status=run.status)
 
 
@@ -153,8 +157,11 @@ async def run_events(
     engine: EngineDep,
     queue: RunQueueDep,
     slots: StreamSlotsDep,
+    last_event_id: Annotated[str | None, Header(max_length=64)] = None,
 ) -> StreamingResponse:
-    """Server-sent events: queued, started, stdout, stderr, then result (the run)."""
+    """Server-sent events: queued, started, stdout, stderr, then result (the run). Each
+    event's `id` lets a reconnecting client resume after it (the Last-Event-ID header, which
+    browsers send by themselves), on any server of the app."""
     runs.owned(engine, scope, run_id, token=token)  # 404 before the stream starts
     if scope is not None:
         scope.session.close()  # a stream must not hold a connection
@@ -162,7 +169,7 @@ async def run_events(
 
     async def stream() -> AsyncIterator[str]:
         try:
-            async for frame in _frames(engine, queue, run_id):
+            async for frame in _frames(engine, queue, run_id, last_event_id):
                 yield frame
         finally:
             slots.give_back(identity.owner_key)
@@ -174,12 +181,15 @@ async def run_events(
     )
 
 
-async def _frames(engine: EngineDep, queue: RunQueueDep, run_id: str) -> AsyncIterator[str]:
-    """The run's events as SSE frames, a comment every HEARTBEAT_SECONDS of quiet, and an
-    end: the result, or an `end` event once the stream has lived its longest."""
+async def _frames(
+    engine: EngineDep, queue: RunQueueDep, run_id: str, after: str | None
+) -> AsyncIterator[str]:
+    """The run's events as SSE frames (after the event `after`), a comment every
+    HEARTBEAT_SECONDS of quiet, and an end: the result, or an `end` event once the stream
+    has lived its longest."""
     loop = asyncio.get_running_loop()
     deadline = loop.time() + STREAM_LIFETIME_SECONDS
-    events = runs.follow(engine, queue, run_id).__aiter__()
+    events = run_stream.follow(engine, queue, run_id, after=after).__aiter__()
     pending: asyncio.Task[Any] | None = None
     try:
         while True:
@@ -194,18 +204,20 @@ async def _frames(engine: EngineDep, queue: RunQueueDep, run_id: str) -> AsyncIt
                 yield ": still running\n\n"  # keeps proxies from closing a quiet stream
                 continue
             try:
-                event = pending.result()
+                entry = pending.result()
             except StopAsyncIteration:
                 return
             pending = None
+            event_id, event = entry
+            frame_id = f"id: {event_id}\n" if event_id else ""
             if isinstance(event, Finished):
                 # The stored run: what the result counted for is in the database now.
                 payload = RunPublic.of(runs.get(engine, run_id)).model_dump()
-                yield f"event: result\ndata: {json.dumps(payload)}\n\n"
+                yield f"{frame_id}event: result\ndata: {json.dumps(payload)}\n\n"
                 return
             data = event_to_json(event)
             kind = data.pop("type")
-            yield f"event: {kind}\ndata: {json.dumps(data)}\n\n"
+            yield f"{frame_id}event: {kind}\ndata: {json.dumps(data)}\n\n"
     finally:
         if pending is not None:
             pending.cancel()

@@ -4,6 +4,6 @@ web app and wherever code runs. `RunQueue` is the contract; its adapters sit sid
 the app factory picks one from the settings. Imports `sandbox.protocol` and nothing of the
 app."""
 
-from app.runqueue.base import QueueRefused, RunObserver, RunQueue
+from app.runqueue.base import EventEntry, QueueRefused, RunObserver, RunQueue
 
-__all__ = ["QueueRefused", "RunObserver", "RunQueue"]
+__all__ = ["EventEntry", "QueueRefused", "RunObserver", "RunQueue"]

@@ -9,6 +9,7 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from app.runqueue.worker_socket import WorkerUnreachable
 from sandbox.protocol import (
     Busy,
     Event,
@@ -20,8 +21,10 @@ from sandbox.protocol import (
     WorkerStatus,
 )
 
+__all__ = ["InProcessQueue", "QueueRefused", "RunObserver", "RunQueue", "WorkerUnreachable"]
 log = logging.getLogger(__name__)
 ACCEPT_TIMEOUT_SECONDS = 10
+EventEntry = tuple[str, Event]  # an event and its id, which a reconnecting watcher resumes after
 LINGER_SECONDS = 30.0  # a finished run's live events stay for late watchers this long
 
 
@@ -34,32 +37,41 @@ class QueueRefused(Exception):
         self.retry_after_seconds = retry_after_seconds
 
 
-class WorkerUnreachable(Exception):
-    """Raised by an adapter's event source when it cannot reach a worker."""
-
-
 class RunObserver(Protocol):
     """Told of every run's start and outcome, whether or not anyone watches it (the app
     records them in the database)."""
 
-    async def started(self, run_id: str, backend: str, device: str) -> None: ...
+    async def started(self, run_id: str, backend: str, device: str, attempt: int = 1) -> bool:
+        """Record that delivery `attempt` started the run; False when the run is no longer
+        waiting (another delivery started it, or it ended): that delivery must stop."""
+        ...
 
-    async def finished(self, run_id: str, result: RunResult) -> None: ...
+    async def finished(self, run_id: str, result: RunResult, attempt: int | None = None) -> bool:
+        """Record the outcome, unless the run has ended already or (given `attempt`) another
+        delivery started it; whether it was recorded."""
+        ...
 
 
 class RunQueue(Protocol):
+    async def start(self) -> None:
+        """Begin whatever the queue does in the background (called once the app starts)."""
+        ...
+
     async def submit(self, request: RunRequest) -> None:
         """Hand the run to a worker; return once one has accepted it (queued or started).
         QueueRefused when none will."""
         ...
 
-    def events(self, run_id: str) -> AsyncIterator[Event] | None:
-        """The run's events from its start, live, ending with Finished; None when this
-        queue is not carrying the run (it ended long ago, or another process drives it)."""
+    def events(self, run_id: str, after: str | None = None) -> AsyncIterator[EventEntry] | None:
+        """The run's events with their ids, live, from its start or after the event whose id
+        is `after`, ending with Finished; None when this queue is not carrying the run (it
+        ended long ago, or another process drives it). An iterator that ends without
+        Finished lost track of the run: the database has its outcome."""
         ...
 
     async def cancel(self, run_id: str) -> None:
-        """Ask the worker to stop the run; it ends with verdict `killed`."""
+        """Ask the worker to stop the run; it ends with verdict `killed`. QueueRefused when
+        the ask cannot be passed on now."""
         ...
 
     async def status(self) -> WorkerStatus: ...
@@ -80,16 +92,20 @@ class LiveRun:
             self.events.append(event)
             self.changed.notify_all()
 
-    async def follow(self) -> AsyncIterator[Event]:
-        seen = 0
+    async def follow(self, after: str | None = None) -> AsyncIterator[EventEntry]:
+        """The events after the one numbered `after` (1 is the first); from the start when
+        it is not such a number."""
+        seen = int(after) if after and after.isdigit() else 0
         while True:
             async with self.changed:
                 while seen >= len(self.events):
+                    if self.events and isinstance(self.events[-1], Finished):
+                        return  # resumed after the end: nothing more will come
                     await self.changed.wait()
                 batch = self.events[seen:]
-            seen += len(batch)
             for event in batch:
-                yield event
+                seen += 1
+                yield str(seen), event
                 if isinstance(event, Finished):
                     return
 
@@ -163,9 +179,12 @@ class InProcessQueue:
             await asyncio.sleep(self.linger_seconds)
             self.live.pop(request.id, None)
 
-    def events(self, run_id: str) -> AsyncIterator[Event] | None:
+    async def start(self) -> None:
+        """Nothing runs in the background: each run's task starts with it."""
+
+    def events(self, run_id: str, after: str | None = None) -> AsyncIterator[EventEntry] | None:
         live = self.live.get(run_id)
-        return live.follow() if live is not None else None
+        return live.follow(after) if live is not None else None
 
     async def cancel(self, run_id: str) -> None:
         live = self.live.get(run_id)

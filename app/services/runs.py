@@ -9,16 +9,17 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import hmac
+import logging
 import secrets
-from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Any
 
+from sqlalchemy import update
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col, func, select
 
-from app import metrics
+from app import logs, metrics
 from app.domain import LearnerScope, RateLimited, RunNotFound, RunRejected, SandboxBusy
 from app.models import Item, Run, utcnow
 from app.runqueue import QueueRefused, RunQueue
@@ -27,17 +28,13 @@ from app.services.orphans import driver_id
 from app.services.ratelimit import RunLimiter
 from sandbox.protocol import (
     Backend,
-    Event,
-    Finished,
     Limits,
-    Output,
     RunRequest,
     RunResult,
     Verdict,
     check_code,
 )
 
-FOLLOW_POLL_SECONDS = 0.25
 # RunResult fields that the run's row keeps.
 _OUTCOME_FIELDS = (
     "verdict",
@@ -52,6 +49,8 @@ _OUTCOME_FIELDS = (
     "backend",
     "device",
 )
+
+log = logging.getLogger("backprop.runs")
 
 
 @dataclass(frozen=True)
@@ -80,37 +79,53 @@ class RunRecorder:
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
 
-    async def started(self, run_id: str, backend: str, device: str) -> None:
-        fields = {"status": "running", "backend": backend, "device": device}
-        await asyncio.to_thread(self._update, run_id, fields)
+    async def started(self, run_id: str, backend: str, device: str, attempt: int = 1) -> bool:
+        return await asyncio.to_thread(self._record_start, run_id, backend, device, attempt)
 
-    async def finished(self, run_id: str, result: RunResult) -> None:
-        verdict = result.verdict.value
-        metrics.RUN_VERDICTS.labels(verdict).inc()
-        if result.wall_ms is not None:
-            metrics.RUN_SECONDS.labels(result.backend or "none", verdict).observe(
-                result.wall_ms / 1000
-            )
+    async def finished(self, run_id: str, result: RunResult, attempt: int | None = None) -> bool:
         outcome = {k: _storable(v) for k, v in result.to_json().items() if k in _OUTCOME_FIELDS}
-        await asyncio.to_thread(self._record_outcome, run_id, outcome)
+        recorded = await asyncio.to_thread(self._record_outcome, run_id, outcome, attempt)
+        if recorded:  # counted once, however many deliveries report an end
+            verdict = result.verdict.value
+            metrics.RUN_VERDICTS.labels(verdict).inc()
+            if result.wall_ms is not None:
+                metrics.RUN_SECONDS.labels(result.backend or "none", verdict).observe(
+                    result.wall_ms / 1000
+                )
+            with logs.bound(run_id=run_id):
+                ended = {"verdict": verdict, "backend": result.backend, "wall_ms": result.wall_ms}
+                log.info("run ended: %s", verdict, extra=ended)
+        return recorded
 
-    def _update(self, run_id: str, fields: dict[str, Any]) -> None:
+    def _record_start(self, run_id: str, backend: str, device: str, attempt: int) -> bool:
+        """Compare-and-set: only a waiting run starts, and only once, whichever delivery
+        (`attempt`) gets here first."""
+        statement = (
+            update(Run)
+            .where(col(Run.id) == run_id, col(Run.status) == "queued")
+            .values(
+                status="running",
+                backend=backend,
+                device=device,
+                attempt=attempt,
+                started_at=utcnow(),
+            )
+        )
         with Session(self.engine) as session:
-            run = session.get(Run, run_id)
-            if run is None:
-                return
-            for key, value in fields.items():
-                setattr(run, key, value)
-            session.add(run)
+            changed = session.connection().execute(statement).rowcount
             session.commit()
+        return bool(changed)
 
-    def _record_outcome(self, run_id: str, outcome: dict[str, Any]) -> None:
+    def _record_outcome(self, run_id: str, outcome: dict[str, Any], attempt: int | None) -> bool:
         """Store the outcome and count it as practice, in one transaction. A run that has
-        already ended keeps its outcome (a late cancel, say, relabels nothing)."""
+        already ended keeps its outcome (a late cancel, say, relabels nothing), and a running
+        one only takes the outcome of the delivery that started it."""
         with Session(self.engine) as session:
-            run = session.get(Run, run_id)
+            run = session.get(Run, run_id, with_for_update=True)
             if run is None or run.status == "done":
-                return
+                return False
+            if attempt is not None and run.status == "running" and run.attempt != attempt:
+                return False
             for key, value in outcome.items():
                 setattr(run, key, value)
             run.status, run.finished_at = "done", utcnow()
@@ -118,6 +133,7 @@ class RunRecorder:
             _count_practice(session, run)
             labs.record(session, run)
             session.commit()
+            return True
 
 
 def _storable(value: object) -> object:
@@ -211,26 +227,6 @@ def owned(engine: Engine, scope: LearnerScope | None, run_id: str, *, token: str
 
 def _digest(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
-
-
-async def follow(engine: Engine, queue: RunQueue, run_id: str) -> AsyncIterator[Event]:
-    """Every event of the run from its start, live while this process carries it, ending
-    with Finished; for a run it does not carry, the stored output and result (following
-    the database until the run ends, when another process drives it)."""
-    live = queue.events(run_id)
-    if live is not None:
-        async for event in live:
-            yield event
-        return
-    run = get(engine, run_id)
-    while run.status != "done":
-        await asyncio.sleep(FOLLOW_POLL_SECONDS)
-        run = get(engine, run_id)
-    if run.stdout:
-        yield Output("stdout", run.stdout)
-    if run.stderr:
-        yield Output("stderr", run.stderr)
-    yield Finished(stored_result(run))
 
 
 def stored_result(run: Run) -> RunResult:

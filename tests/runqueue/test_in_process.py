@@ -23,16 +23,18 @@ class Recorder:
         self.starts: list[str] = []
         self.ends: list[tuple[str, Verdict]] = []
 
-    async def started(self, run_id: str, backend: str, device: str) -> None:
+    async def started(self, run_id: str, backend: str, device: str, attempt: int = 1) -> bool:
         self.starts.append(run_id)
+        return True
 
-    async def finished(self, run_id: str, result: RunResult) -> None:
+    async def finished(self, run_id: str, result: RunResult, attempt: int | None = None) -> bool:
         self.ends.append((run_id, result.verdict))
+        return True
 
 
-async def collect(events: AsyncIterator[Event] | None) -> list[Event]:
+async def collect(events: AsyncIterator[tuple[str, Event]] | None) -> list[Event]:
     assert events is not None
-    return [e async for e in events]
+    return [e async for _, e in events]
 
 
 def test_a_run_is_observed_and_its_events_replay_to_a_late_watcher() -> None:
@@ -48,6 +50,25 @@ def test_a_run_is_observed_and_its_events_replay_to_a_late_watcher() -> None:
         assert again == events
         await asyncio.sleep(0.3)
         assert queue.events("r1") is None  # gone after lingering; the database has it
+        await queue.close()
+
+    run_async(scenario())
+
+
+def test_a_watcher_resumes_after_the_last_event_it_saw() -> None:
+    async def scenario() -> None:
+        queue = FakeRunQueue(Recorder(), linger_seconds=0.2)
+        await queue.submit(RunRequest(id="r2", code="print('a')\nprint('b')"))
+        live = queue.events("r2")
+        assert live is not None
+        entries = [entry async for entry in live]
+        assert [i for i, _ in entries] == [str(n) for n in range(1, len(entries) + 1)]
+        resumed = queue.events("r2", after=entries[0][0])
+        assert resumed is not None
+        assert [entry async for entry in resumed] == entries[1:]
+        past_the_end = queue.events("r2", after="99")
+        assert past_the_end is not None
+        assert [entry async for entry in past_the_end] == []  # ends, rather than waits
         await queue.close()
 
     run_async(scenario())

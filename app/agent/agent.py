@@ -1,0 +1,272 @@
+"""One agent: takes its pool's jobs while its worker has free slots, runs each through the
+worker, and keeps its heartbeat and its runs' leases fresh.
+
+What a delivery does depends on what Redis says of its run (fleet/jobs.py's `begin`):
+  - cancelled before it started: it ends `killed`, never handed to the worker;
+  - handed to a worker by an earlier delivery whose agent is gone: it ends `internal_error`
+    ("the machine running it stopped; it was not run again"), since the code may be what
+    killed that machine;
+  - delivered more than MAX_DELIVERIES times without starting: it ends `internal_error`;
+  - held by another live delivery: a duplicate, dropped;
+  - else it runs. A worker that cannot be reached at all undoes the start: the job is
+    delivered again after the lease (once: see above)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import os
+import secrets
+import socket
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+
+from redis.asyncio import Redis
+from redis.exceptions import RedisError
+
+from app.agent.executors import Executor
+from app.agent.metrics import AgentMetrics
+from app.runqueue.fleet import (
+    CANCELLED_WAITING,
+    MACHINE_STOPPED,
+    NEVER_STARTED,
+    events,
+    jobs,
+    keys,
+    liveness,
+    results,
+)
+from app.runqueue.fleet.jobs import Begin, Delivery
+from app.runqueue.fleet.queue import FleetTiming
+from app.runqueue.worker_socket import WorkerLost, WorkerUnreachable
+from sandbox.protocol import Event, Finished, RunRequest, RunResult, Started, Verdict, WorkerStatus
+
+log = logging.getLogger("backprop.agent")
+MAX_DELIVERIES = 2  # the first, and one more when the first never started the run
+WATCH_SECONDS = 0.25  # how often cancels are looked for (a cancel takes about this long)
+
+
+@dataclass
+class Held:
+    """A run this agent has handed to its worker."""
+
+    delivery: Delivery
+    cancel: asyncio.Event = field(default_factory=asyncio.Event)
+
+
+class Agent:
+    def __init__(
+        self,
+        redis: Redis,
+        executor: Executor,
+        *,
+        pool: str,
+        slots: int,
+        timing: FleetTiming,
+        metrics: AgentMetrics | None = None,
+    ) -> None:
+        self.redis = redis
+        self.executor = executor
+        self.pool = pool
+        self.slots = slots
+        self.timing = timing
+        self.metrics = metrics or AgentMetrics()
+        self.agent_id = f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(3)}"
+        self.worker = WorkerStatus.unavailable("not asked yet")
+        self.held: dict[str, Held] = {}
+        self.tasks: set[asyncio.Task[None]] = set()
+        self.changed = asyncio.Event()  # a slot freed, or the worker's state changed
+        self.stopping = False  # ends the helper loops, should a cancel be lost in a Redis call
+
+    @property
+    def ready(self) -> bool:
+        return self.worker.available and self.pool in self.worker.backends
+
+    async def run(self, stop: asyncio.Event) -> None:
+        """Take and run jobs until `stop` is set; then let the runs in hand end."""
+        helpers = [asyncio.create_task(self._beat_forever()), asyncio.create_task(self._watch())]
+        try:
+            await self._take_until(stop)
+            if self.tasks:
+                await asyncio.wait(self.tasks)
+        finally:
+            self.stopping = True
+            for helper in helpers:
+                helper.cancel()
+            await asyncio.wait(helpers, timeout=self.timing.heartbeat_seconds + 1)
+            with contextlib.suppress(RedisError, OSError):
+                await liveness.withdraw(self.redis, self._info())
+
+    async def _take_until(self, stop: asyncio.Event) -> None:
+        lease_ms, block_ms = self.timing.lease_ms, int(self.timing.heartbeat_seconds * 1000)
+        while not stop.is_set():
+            free = self.slots - len(self.tasks)
+            if free <= 0 or not self.ready:
+                self.changed.clear()
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self.changed.wait(), self.timing.heartbeat_seconds)
+                continue
+            try:
+                found = await jobs.reclaim(self.redis, self.pool, self.agent_id, free, lease_ms)
+                found = found or await jobs.read_new(
+                    self.redis, self.pool, self.agent_id, free, block_ms
+                )
+            except (RedisError, OSError) as exc:
+                log.warning("taking jobs from Redis failed: %s", exc)
+                await asyncio.sleep(self.timing.heartbeat_seconds)
+                continue
+            for delivery in found:
+                task = asyncio.create_task(self._handle(delivery))
+                self.tasks.add(task)
+                task.add_done_callback(self._done)
+
+    def _done(self, task: asyncio.Task[None]) -> None:
+        self.tasks.discard(task)
+        self.changed.set()
+
+    async def _handle(self, delivery: Delivery) -> None:
+        self.metrics.taken.inc()
+        try:
+            request = RunRequest.from_json(json.loads(delivery.request))
+        except ValueError:
+            request = RunResult.refused(delivery.run_id, Verdict.REJECTED, "A malformed job.")
+        if isinstance(request, RunResult):
+            await self._end(delivery, request, None)
+            return
+        try:
+            may_start = delivery.deliveries <= MAX_DELIVERIES
+            begun = await jobs.begin(
+                self.redis, delivery, self.timing.lease_ms, may_start=may_start
+            )
+        except (RedisError, OSError) as exc:  # left pending: delivered again after the lease
+            log.warning("run %s: could not start it: %s", delivery.run_id, exc)
+            return
+        log.info("run %s, delivery %d: %s", delivery.run_id, delivery.deliveries, begun.value)
+        if begun is Begin.BEGUN:
+            await self._execute(delivery, request)
+            return
+        if begun is Begin.CLAIMED:
+            await self._reliably(lambda: jobs.done(self.redis, delivery))
+            return
+        verdict, detail = {
+            Begin.CANCELLED: (Verdict.KILLED, CANCELLED_WAITING),
+            Begin.BEGAN: (Verdict.INTERNAL_ERROR, MACHINE_STOPPED),
+            Begin.EXHAUSTED: (Verdict.INTERNAL_ERROR, NEVER_STARTED),
+        }[begun]
+        result = RunResult.refused(delivery.run_id, verdict, detail, backend=self.pool)
+        await self._end(delivery, result, None)
+
+    async def _execute(self, delivery: Delivery, request: RunRequest) -> None:
+        held = self.held[delivery.token] = Held(delivery)
+        self.metrics.running.inc()
+        try:
+            result = await self._follow(delivery, request, held.cancel)
+        except WorkerUnreachable as exc:
+            log.warning("run %s not handed over (%s): it will be delivered again", request.id, exc)
+            self.worker = WorkerStatus.unavailable(str(exc))
+            await self._reliably(lambda: jobs.release(self.redis, delivery))
+            return
+        finally:
+            self.held.pop(delivery.token, None)
+            self.metrics.running.dec()
+        await self._end(delivery, result, delivery.deliveries)
+        if result.wall_ms:
+            with contextlib.suppress(RedisError, OSError):
+                await liveness.record_duration(self.redis, self.pool, result.wall_ms / 1000)
+
+    async def _follow(
+        self, delivery: Delivery, request: RunRequest, cancel: asyncio.Event
+    ) -> RunResult:
+        """The run's outcome; its events go to Redis as they come (best effort: live output
+        may be lost while Redis is down, the outcome never)."""
+        try:
+            async for event in self.executor.run(request, cancel):
+                if isinstance(event, Finished):
+                    return event.result
+                if isinstance(event, Started):
+                    started = self._report_started(delivery, event)
+                    await self._reliably(started, tries=3)
+                await self._publish(request.id, event)
+        except WorkerLost as exc:
+            log.warning("run %s: the worker was lost mid-run: %s", request.id, exc)
+            detail = "The sandbox worker stopped during this run; it was not run again."
+            return RunResult.refused(request.id, Verdict.INTERNAL_ERROR, detail, backend=self.pool)
+        raise WorkerLost("the run's events ended without a result")
+
+    def _report_started(self, delivery: Delivery, event: Started) -> Callable[[], Awaitable[None]]:
+        return lambda: results.report_started(
+            self.redis,
+            delivery.run_id,
+            delivery.deliveries,
+            delivery.token,
+            event.backend,
+            event.device,
+        )
+
+    async def _publish(self, run_id: str, event: Event) -> None:
+        try:
+            await events.publish(self.redis, run_id, event)
+        except (RedisError, OSError) as exc:
+            log.warning("run %s: an event was lost: %s", run_id, exc)
+
+    async def _end(self, delivery: Delivery, result: RunResult, attempt: int | None) -> None:
+        """Report the outcome (until Redis takes it), then let the job go."""
+        await self._reliably(lambda: results.report_finished(self.redis, result, attempt))
+        await self._reliably(lambda: jobs.done(self.redis, delivery))
+        self.metrics.finished.labels(result.verdict.value).inc()
+
+    async def _reliably(self, step: Callable[[], Awaitable[object]], tries: int = 0) -> None:
+        """Do `step`, again every heartbeat while Redis cannot be reached (`tries` times at
+        most, if given)."""
+        attempt = 0
+        while True:
+            try:
+                await step()
+                return
+            except (RedisError, OSError) as exc:
+                attempt += 1
+                if tries and attempt >= tries:
+                    log.warning("gave up on a step after %d tries: %s", attempt, exc)
+                    return
+                await asyncio.sleep(self.timing.heartbeat_seconds)
+
+    def _info(self) -> liveness.AgentInfo:
+        return liveness.AgentInfo(
+            agent_id=self.agent_id,
+            pool=self.pool,
+            slots=self.slots,
+            free=max(0, self.slots - len(self.tasks)),
+            device=self.worker.devices.get(self.pool, ""),
+            ready=self.ready,
+        )
+
+    async def _beat_forever(self) -> None:
+        while not self.stopping:
+            was_ready = self.ready
+            self.worker = await self.executor.status()
+            if self.ready != was_ready:
+                self.changed.set()
+            try:
+                await liveness.advertise(self.redis, self._info(), self.timing.lease_ms)
+                for held in list(self.held.values()):
+                    delivery = held.delivery
+                    if not await jobs.renew(
+                        self.redis, delivery, self.agent_id, self.timing.lease_ms
+                    ):
+                        held.cancel.set()  # another delivery has the run now
+                self.metrics.beat()
+            except (RedisError, OSError) as exc:
+                log.warning("heartbeat failed: %s", exc)
+            await asyncio.sleep(self.timing.heartbeat_seconds)
+
+    async def _watch(self) -> None:
+        """Stop runs that were cancelled, or whose delivery the database refused."""
+        while not self.stopping:
+            await asyncio.sleep(min(WATCH_SECONDS, self.timing.heartbeat_seconds))
+            for held in list(self.held.values()):
+                run_id, token = held.delivery.run_id, held.delivery.token
+                with contextlib.suppress(RedisError, OSError):
+                    if await self.redis.exists(keys.cancel(run_id), keys.revoked(token)):
+                        held.cancel.set()

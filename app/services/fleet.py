@@ -1,0 +1,82 @@
+"""Keeping Redis in line with the database, for RUN_QUEUE=redis (app/runqueue/fleet).
+
+The database is the source of truth for runs; Redis only carries them. Every web replica,
+every heartbeat, makes Redis agree with it:
+  - each `queued` run older than a moment has a job in its pool's stream (after a restart
+    or a wipe of Redis, the streams are rebuilt from these rows). Adding a job is
+    idempotent in Redis, so replicas doing this at once add one job, not several;
+  - each `running` run is held by a live delivery (its claim, renewed by its agent). One
+    whose claim has been missing for a whole lease lost its machine: it ends
+    `internal_error` and is not run again. Waiting a lease lets the agents of a live run
+    set their claims again after a wipe.
+Both writes are compare-and-sets on the run's row, so replicas that race agree."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from datetime import datetime, timedelta
+
+from redis.exceptions import RedisError
+from sqlalchemy.engine import Engine
+from sqlmodel import Session, col, select
+
+from app.models import Run, utcnow
+from app.runqueue.fleet.queue import RedisRunQueue
+from sandbox.protocol import Backend, Limits, RunRequest
+
+log = logging.getLogger(__name__)
+
+
+class FleetKeeper:
+    """One replica's side of the rebuild and of the search for runs whose machine is gone."""
+
+    def __init__(self, engine: Engine, queue: RedisRunQueue) -> None:
+        self.engine = engine
+        self.queue = queue
+        self.unheld_since: dict[str, float] = {}  # running run → when its claim was first missed
+
+    async def run_forever(self) -> None:
+        while True:
+            try:
+                await self.once()
+            except (RedisError, OSError) as exc:
+                log.warning("the fleet's queue could not be checked: %s", exc)
+            await asyncio.sleep(self.queue.timing.heartbeat_seconds)
+
+    async def once(self) -> tuple[int, int]:
+        """One pass; (jobs added back, runs ended for a lost machine)."""
+        await self.queue.ensure_groups()
+        grace = timedelta(seconds=self.queue.timing.heartbeat_seconds)
+        queued, running = await asyncio.to_thread(_unfinished, self.engine, utcnow() - grace)
+        added = await self.queue.restore(queued)
+        if added:
+            log.warning("added %d queued runs back to the job streams", added)
+        return added, await self._end_lost(running)
+
+    async def _end_lost(self, running: list[str]) -> int:
+        now = time.monotonic()
+        held = await self.queue.held(running)
+        unheld = {run_id: self.unheld_since.get(run_id, now) for run_id in running}
+        self.unheld_since = {r: t for r, t in unheld.items() if r not in held}
+        lost = [
+            r for r, t in self.unheld_since.items() if now - t >= self.queue.timing.lease_seconds
+        ]
+        for run_id in lost:
+            log.warning("run %s lost its machine: ended, not run again", run_id)
+            await self.queue.abandon(run_id)
+            self.unheld_since.pop(run_id, None)
+        return len(lost)
+
+
+def _unfinished(engine: Engine, queued_before: datetime) -> tuple[list[RunRequest], list[str]]:
+    """Runs queued before `queued_before`, as requests; and the ids of running runs."""
+    waiting = (col(Run.status) == "queued") & (col(Run.created_at) < queued_before)
+    with Session(engine) as session:
+        queued = session.exec(select(Run).where(waiting)).all()
+        running = session.exec(select(Run.id).where(col(Run.status) == "running")).all()
+        requests = [
+            RunRequest(run.id, run.code, Backend(run.backend_requested), Limits()) for run in queued
+        ]
+    return requests, list(running)
