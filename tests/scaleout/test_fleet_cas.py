@@ -15,7 +15,6 @@ from app.models import Run, utcnow
 from app.runqueue.fleet import keys
 from app.runqueue.fleet.queue import FleetTiming, RedisRunQueue
 from app.services.fleet import FleetKeeper
-from app.services.ratelimit import RunLimiter
 from app.services.runs import RunRecorder
 from sandbox.protocol import RunResult, Verdict
 from tests.support.aio import run_async
@@ -46,7 +45,7 @@ def ok(run_id: str) -> RunResult:
 
 def races(engine: Engine) -> None:
     add_queued(engine, "r1")
-    recorder = RunRecorder(engine, RunLimiter())
+    recorder = RunRecorder(engine)
 
     async def scenario() -> None:
         starts = await asyncio.gather(*(recorder.started("r1", "cpu", "x", n) for n in (1, 2)))
@@ -83,7 +82,7 @@ def test_replicas_rebuilding_at_once_add_one_job_per_queued_run(
     add_queued(engine, "just-now")  # its replica is still queueing it: left alone
 
     async def scenario() -> list[tuple[int, int]]:
-        recorder = RunRecorder(engine, RunLimiter())
+        recorder = RunRecorder(engine)
         timing = FleetTiming(heartbeat_seconds=0.2, lease_seconds=1.0)
         queues = [RedisRunQueue(redis_server.url, recorder, timing) for _ in range(4)]
         try:
@@ -107,7 +106,7 @@ def test_consumers_that_hold_nothing_and_went_quiet_are_forgotten(
 
     async def scenario() -> None:
         timing = FleetTiming(heartbeat_seconds=0.005, lease_seconds=0.01)
-        queue = RedisRunQueue(redis_server.url, RunRecorder(engine, RunLimiter()), timing)
+        queue = RedisRunQueue(redis_server.url, RunRecorder(engine), timing)
         try:
             await queue.ensure_groups()
             client.xadd(stream, {"run": "r", "request": "{}"})
