@@ -42,19 +42,30 @@ QUIZ_SUBMISSIONS = Counter(
 )
 
 
-def gauges(runs_by_status: dict[str, int], pools: dict[str, tuple[bool, int]]) -> bytes:
+def gauges(
+    runs_by_status: dict[str, int],
+    pools: dict[str, tuple[bool, int]],
+    workers: dict[str, int] | None = None,
+) -> bytes:
     """The values read at scrape time, in the exposition format: runs queued and running
-    (the database is their source of truth, the same from every replica), and per sandbox
-    backend whether it runs code and how many runs wait for a slot."""
+    (the database is their source of truth, the same from every replica), per sandbox
+    backend whether it runs code and how many runs wait for a slot, and the live workers of
+    each pool."""
     registry = CollectorRegistry()
-    registry.register(_Snapshot(runs_by_status, pools))
+    registry.register(_Snapshot(runs_by_status, pools, workers or {}))
     return generate_latest(registry)
 
 
 class _Snapshot(Collector):
-    def __init__(self, runs_by_status: dict[str, int], pools: dict[str, tuple[bool, int]]) -> None:
+    def __init__(
+        self,
+        runs_by_status: dict[str, int],
+        pools: dict[str, tuple[bool, int]],
+        workers: dict[str, int],
+    ) -> None:
         self.runs_by_status = runs_by_status
         self.pools = pools
+        self.workers = workers
 
     def collect(self) -> Iterator[GaugeMetricFamily]:
         runs = GaugeMetricFamily(
@@ -78,3 +89,11 @@ class _Snapshot(Collector):
             waiting.add_metric([backend], queued)
         yield up
         yield waiting
+        live = GaugeMetricFamily(
+            "backprop_pool_workers",
+            "Live sandbox workers per pool (with RUN_QUEUE=redis: agents with a fresh heartbeat).",
+            labels=["pool"],
+        )
+        for pool, count in sorted(self.workers.items()):
+            live.add_metric([pool], count)
+        yield live

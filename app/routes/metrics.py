@@ -19,6 +19,7 @@ async def metrics_page(engine: EngineDep, queue: RunQueueDep) -> Response:
     and the sandbox's backends (read now). Open like /api/health: restrict it at the load
     balancer where the numbers should stay private."""
     sandbox = await queue.status()  # before any connection is held: see pages.py
+    workers = await queue.workers()
     counts = await asyncio.to_thread(runs.unfinished_counts, engine)
     pools = {b: (sandbox.available, sandbox.queue.get(b, 0)) for b in sandbox.backends}
-    return Response(exposition(counts, pools), media_type=CONTENT_TYPE)
+    return Response(exposition(counts, pools, workers), media_type=CONTENT_TYPE)

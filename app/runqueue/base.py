@@ -76,6 +76,10 @@ class RunQueue(Protocol):
 
     async def status(self) -> WorkerStatus: ...
 
+    async def workers(self) -> dict[str, int]:
+        """Live workers per pool (cpu, cuda), for /metrics."""
+        ...
+
     async def close(self) -> None: ...
 
 
@@ -190,6 +194,14 @@ class InProcessQueue:
         live = self.live.get(run_id)
         if live is not None:
             live.cancel.set()
+
+    async def status(self) -> WorkerStatus:
+        raise NotImplementedError  # each adapter asks its worker
+
+    async def workers(self) -> dict[str, int]:
+        """One machine: its one worker, for each backend it runs code on now."""
+        status = await self.status()
+        return {backend: int(status.available) for backend in status.backends}
 
     async def close(self) -> None:
         for task in list(self.tasks):

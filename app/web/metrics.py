@@ -39,9 +39,13 @@ class RequestTiming:
             )
 
 
-def exposition(runs_by_status: dict[str, int], pools: dict[str, tuple[bool, int]]) -> bytes:
+def exposition(
+    runs_by_status: dict[str, int],
+    pools: dict[str, tuple[bool, int]],
+    workers: dict[str, int] | None = None,
+) -> bytes:
     """Everything /metrics answers: this process's counters, then the scrape-time gauges."""
-    return generate_latest(metrics.REGISTRY) + metrics.gauges(runs_by_status, pools)
+    return generate_latest(metrics.REGISTRY) + metrics.gauges(runs_by_status, pools, workers)
 
 
 CONTENT_TYPE = CONTENT_TYPE_LATEST

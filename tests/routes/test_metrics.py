@@ -50,6 +50,7 @@ def test_run_verdicts_durations_and_unfinished_runs_are_counted(client: TestClie
     assert 'backprop_runs{status="queued"}' in text and 'backprop_runs{status="running"}' in text
     assert "backprop_run_duration_seconds_bucket" in text
     assert 'backprop_sandbox_pool_up{backend="cpu"} 1.0' in text
+    assert 'backprop_pool_workers{pool="cpu"} 1.0' in text  # one machine: its one worker
 
 
 def test_quiz_submissions_are_counted_by_mode(client: TestClient, engine: Engine) -> None:

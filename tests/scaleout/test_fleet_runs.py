@@ -118,3 +118,21 @@ def test_an_agent_told_to_stop_withdraws_its_heartbeat_at_once(
     agent.send_signal(signal.SIGTERM)
     assert agent.wait(timeout=10) == 0
     assert list(client.scan_iter(keys.agents("cpu"))) == []  # not after its lease: now
+
+
+def test_metrics_count_the_live_agents_of_each_pool(
+    fleet_client: TestClient, agents: Agents
+) -> None:
+    def workers() -> dict[str, str]:
+        text = fleet_client.get("/metrics").text
+        lines = [line for line in text.splitlines() if line.startswith("backprop_pool_workers{")]
+        return {line.split('"')[1]: line.split()[-1] for line in lines}
+
+    assert workers() == {"cpu": "0.0", "cuda": "0.0"}
+    agents("cpu")
+    agents("cpu")
+    cuda = agents("cuda")
+    assert workers() == {"cpu": "2.0", "cuda": "1.0"}
+    cuda.send_signal(signal.SIGTERM)  # it withdraws its heartbeat as it leaves
+    cuda.wait(timeout=10)
+    wait_until(lambda: workers()["cuda"] == "0.0", "the cuda agent to be gone from /metrics")

@@ -217,6 +217,14 @@ class RedisRunQueue:
             WorkerState.READY, list(devices), device, devices, f"ready: {counts}", queue
         )
 
+    async def workers(self) -> dict[str, int]:
+        """Live agents per pool (each in front of one sandbox worker); none while Redis is
+        unreachable."""
+        try:
+            return {p: len(await liveness.live_agents(self.redis, p)) for p in keys.POOLS}
+        except (RedisError, OSError):
+            return dict.fromkeys(keys.POOLS, 0)
+
     async def close(self) -> None:
         # A cancel that lands while redis-py waits on a blocking read may be turned into a
         # closed connection, which the reader's loop survives: it also stops at its next turn.
