@@ -219,6 +219,9 @@ def test_many_item_pages_at_once_while_the_sandbox_is_slow(settings, tmp_path) -
                 transport=httpx.ASGITransport(app=app), base_url="http://test"
             ) as client,
         ):
+            # Requests only: on PostgreSQL, start-up holds its lock's connection while it
+            # migrates on another.
+            out["most"] = out["now"]
             responses = await asyncio.wait_for(
                 asyncio.gather(*(client.get("/items/dropout") for _ in range(12))), timeout=20
             )
