@@ -22,7 +22,7 @@ from app.runqueue import RunQueue
 from app.services import learners, review
 from app.services.accounts import AccountGuards
 from app.services.ratelimit import RunLimiter
-from app.services.runs import StreamSlots
+from app.services.stream_slots import StreamSlots
 from app.settings import Settings
 from app.web import identity as web_identity
 

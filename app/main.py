@@ -34,6 +34,7 @@ from app.routes import (
     runs,
     study,
 )
+from app.routes.runs import STREAM_LIFETIME_SECONDS
 from app.runqueue import RunQueue
 from app.runqueue.fake import FakeRunQueue
 from app.runqueue.fleet.queue import FleetTiming, RedisRunQueue
@@ -45,7 +46,8 @@ from app.services.limit_store import HitStore
 from app.services.orphans import end_orphans
 from app.services.passwords import PasswordChecks
 from app.services.ratelimit import AccountLimits, RunLimiter
-from app.services.runs import RunRecorder, StreamSlots
+from app.services.runs import RunRecorder
+from app.services.stream_slots import StreamSlots
 from app.settings import RunQueueKind, Settings
 from app.web.body_limit import BodyLimit
 from app.web.compression import CompressDynamic
@@ -97,7 +99,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         engine=engine,
         run_queue=make_run_queue(settings, RunRecorder(engine)),
         run_limiter=limiter,
-        stream_slots=StreamSlots(settings.streams_per_visitor),
+        stream_slots=StreamSlots(hits, settings.streams_per_visitor, STREAM_LIFETIME_SECONDS),
         account_guards=AccountGuards(
             AccountLimits(hits), PasswordChecks(settings.password_check_threads)
         ),

@@ -165,14 +165,17 @@ async def run_events(
     runs.owned(engine, scope, run_id, token=token)  # 404 before the stream starts
     if scope is not None:
         scope.session.close()  # a stream must not hold a connection
-    slots.take(identity.owner_key)  # 429 beyond the visitor's open streams
+    # 429 beyond the visitor's open streams, counted across every replica.
+    ticket = await asyncio.to_thread(slots.take, identity.owner_key)
 
     async def stream() -> AsyncIterator[str]:
         try:
             async for frame in _frames(engine, queue, run_id, last_event_id):
                 yield frame
         finally:
-            slots.give_back(identity.owner_key)
+            # Not in a thread: this runs as the stream is torn down (a closed tab), where
+            # an await may never be resumed; one short delete.
+            slots.give_back(ticket)
 
     return StreamingResponse(
         stream(),

@@ -20,7 +20,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col, func, select
 
 from app import logs, metrics
-from app.domain import LearnerScope, RateLimited, RunNotFound, RunRejected, SandboxBusy
+from app.domain import LearnerScope, RunNotFound, RunRejected, SandboxBusy
 from app.models import Item, Run, utcnow
 from app.runqueue import QueueRefused, RunQueue
 from app.services import idempotency, labs, study
@@ -258,31 +258,6 @@ def _count_practice(session: Session, run: Run) -> None:
     study.record_run(
         LearnerScope(session, run.learner_id), item, ok=run.verdict == Verdict.OK.value
     )
-
-
-class StreamSlots:
-    """Open event streams per visitor: each holds a connection and a task, so one visitor
-    may hold only `per_visitor` at once (kept in this process: a stream lives here)."""
-
-    def __init__(self, per_visitor: int) -> None:
-        self.per_visitor = per_visitor
-        self._open: dict[str, int] = {}
-
-    def take(self, owner: str) -> None:
-        if self._open.get(owner, 0) >= self.per_visitor:
-            raise RateLimited(
-                f"You have {self.per_visitor} run streams open already; close one (a tab, say) "
-                "and try again.",
-                5,
-            )
-        self._open[owner] = self._open.get(owner, 0) + 1
-
-    def give_back(self, owner: str) -> None:
-        left = self._open.get(owner, 0) - 1
-        if left > 0:
-            self._open[owner] = left
-        else:
-            self._open.pop(owner, None)
 
 
 def unfinished_counts(engine: Engine) -> dict[str, int]:

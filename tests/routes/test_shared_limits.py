@@ -127,3 +127,25 @@ def test_concurrent_hits_never_overfill_a_window(engine: Engine) -> None:
     outcomes = run_async(at_once())
     assert outcomes.count(None) == 5
     assert all(isinstance(o, RateLimited) for o in outcomes if o is not None)
+
+
+def test_open_event_streams_are_counted_across_replicas(settings: Settings) -> None:
+    """A visitor's open streams count on every replica: with one allowed, a second on the
+    other replica is refused, and it is allowed once the first one closes."""
+    one = settings.model_copy(update={"streams_per_visitor": 1})
+    other = one.model_copy(update={"data_dir": settings.data_dir / "second"})
+    with TestClient(create_app(one)) as a, TestClient(create_app(other)) as b:
+        a.headers["X-CSRF-Token"] = csrf_token(a)
+        b.cookies, b.headers["X-CSRF-Token"] = a.cookies, a.headers["X-CSRF-Token"]
+        run_id = a.post("/api/runs", json={"code": "# fake: hold"}).json()["id"]
+        with a.stream("GET", f"/api/runs/{run_id}/events") as first:
+            assert first.status_code == 200
+            refused = b.get(f"/api/runs/{run_id}/events")
+            assert refused.status_code == 429 and refused.headers["Retry-After"] == "5"
+            assert "1 run streams open already" in refused.json()["detail"]
+            a.post(f"/api/runs/{run_id}/cancel")
+            for line in first.iter_lines():
+                if line.startswith("event: result"):
+                    break
+        # The first stream closed: its slot is free on the other replica too.
+        assert events_of(b, run_id)[-1][1]["verdict"] == "killed"
