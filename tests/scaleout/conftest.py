@@ -20,6 +20,15 @@ from app.runqueue.fleet import keys
 from app.settings import RunQueueKind, Settings
 from tests.support.redis_server import RedisServer, start_agent, stop_process
 
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Every test here starts servers and processes: `-m "not fleet"` skips them locally."""
+    here = Path(__file__).parent
+    for item in items:
+        if here in item.path.parents:
+            item.add_marker(pytest.mark.fleet)
+
+
 HEARTBEAT = 0.2
 LEASE = 1.0
 
