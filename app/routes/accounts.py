@@ -23,37 +23,12 @@ from app.domain import DomainError
 from app.models import User
 from app.services import accounts, recovery
 from app.services.export import export
-from app.services.passwords import MAX_PASSWORD_LENGTH
 from app.web.cookies import SESSION_COOKIE
-from app.web.signin import safe_next, signed_in
+from app.web.signin import PasswordField, form_again, safe_next, signed_in
 from app.web.templating import render
 
 router = APIRouter(include_in_schema=False, dependencies=[Depends(identify)])
-FormText = Annotated[str, Form(max_length=MAX_PASSWORD_LENGTH + 1)]
 NextField = Annotated[str | None, Form(max_length=500)]
-
-
-def _form_again(
-    request: Request,
-    page: str,
-    exc: DomainError,
-    *,
-    next: str,
-    username: str,
-    password: str | None = None,
-) -> Response:
-    """The form once more, with what went wrong, the wrong field focused and the rest kept.
-    A password is sent back only when it was right and the username was not (a sign-up with
-    a taken name): the answer is never stored (Cache-Control: no-store)."""
-    field = getattr(exc, "field", None)
-    context = {
-        "next": next,
-        "error": exc.message,
-        "error_field": field,
-        "username": username,
-        "password": password if field == "username" else None,
-    }
-    return render(request, page, context, status_code=exc.status, headers=exc.headers)
 
 
 @router.get("/signup")
@@ -73,7 +48,7 @@ async def signup(
     guards: AccountGuardsDep,
     client: ClientDep,
     username: Annotated[str, Form(max_length=200)],
-    password: FormText,
+    password: PasswordField,
     next: NextField = None,
 ) -> Response:
     """Create the account, carry this browser's guest progress into it, and sign in."""
@@ -84,7 +59,7 @@ async def signup(
         )
     except DomainError as exc:
         session.rollback()
-        return _form_again(
+        return form_again(
             request,
             "accounts/signup.html",
             exc,
@@ -115,7 +90,7 @@ async def signin(
     guards: AccountGuardsDep,
     client: ClientDep,
     username: Annotated[str, Form(max_length=200)],
-    password: FormText,
+    password: PasswordField,
     next: NextField = None,
 ) -> Response:
     """Check the password; start a new session (ending the old one) and merge guest data."""
@@ -126,7 +101,7 @@ async def signin(
         )
     except DomainError as exc:
         session.rollback()
-        return _form_again(request, "accounts/signin.html", exc, next=target, username=username)
+        return form_again(request, "accounts/signin.html", exc, next=target, username=username)
     return signed_in(request, session, identity, user, settings, target)
 
 
@@ -170,8 +145,8 @@ async def change_password(
     user: CurrentUser,
     guards: AccountGuardsDep,
     client: ClientDep,
-    current_password: FormText,
-    new_password: FormText,
+    current_password: PasswordField,
+    new_password: PasswordField,
 ) -> HTMLResponse:
     """A new password; every other browser and every API token is signed out."""
     try:
@@ -210,7 +185,7 @@ async def delete_account(
     user: CurrentUser,
     guards: AccountGuardsDep,
     client: ClientDep,
-    password: FormText,
+    password: PasswordField,
 ) -> Response:
     """Delete the account and everything attached to it, after the password is confirmed."""
     try:

@@ -19,12 +19,10 @@ from app.deps import (
 )
 from app.domain import DomainError
 from app.services import accounts, recovery
-from app.services.passwords import MAX_PASSWORD_LENGTH
-from app.web.signin import signed_in
+from app.web.signin import PasswordField, form_again, signed_in
 from app.web.templating import render
 
 router = APIRouter(include_in_schema=False, dependencies=[Depends(identify)])
-FormText = Annotated[str, Form(max_length=MAX_PASSWORD_LENGTH + 1)]
 
 
 @router.get("/forgot")
@@ -45,7 +43,7 @@ async def forgot(
     client: ClientDep,
     username: Annotated[str, Form(max_length=200)],
     code: Annotated[str, Form(max_length=64)],
-    new_password: FormText,
+    new_password: PasswordField,
 ) -> Response:
     """Set the new password, use the code up, and sign this browser in."""
     try:
@@ -59,14 +57,7 @@ async def forgot(
         )
     except DomainError as exc:
         session.rollback()
-        context = {
-            "error": exc.message,
-            "error_field": getattr(exc, "field", None),
-            "username": username,
-        }
-        page = render(request, "accounts/forgot.html", context, status_code=exc.status)
-        page.headers.update(exc.headers)
-        return page
+        return form_again(request, "accounts/forgot.html", exc, username=username)
     return signed_in(request, session, identity, user, settings, "/account?done=password-reset")
 
 
@@ -84,7 +75,7 @@ async def new_codes(
     user: CurrentUser,
     guards: AccountGuardsDep,
     client: ClientDep,
-    password: FormText,
+    password: PasswordField,
 ) -> HTMLResponse:
     """New codes after the password is confirmed; the old ones stop working."""
     try:

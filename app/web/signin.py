@@ -3,15 +3,46 @@ and where to go next. Shared by sign-in, sign-up and recovery (app/routes)."""
 
 from __future__ import annotations
 
-from fastapi import Request
+from typing import Annotated
+
+from fastapi import Form, Request
 from fastapi.responses import RedirectResponse, Response
 from sqlmodel import Session
 
-from app.domain import Identity
+from app.domain import DomainError, Identity
 from app.models import User
 from app.services import accounts, learners
+from app.services.passwords import MAX_PASSWORD_LENGTH
 from app.settings import Settings
 from app.web.cookies import SESSION_COOKIE
+from app.web.templating import render
+
+# A password field: one character over the longest password, so that the service says
+# "too long" in words rather than the form failing validation.
+PasswordField = Annotated[str, Form(max_length=MAX_PASSWORD_LENGTH + 1)]
+
+
+def form_again(
+    request: Request,
+    page: str,
+    exc: DomainError,
+    *,
+    username: str,
+    next: str = "",
+    password: str | None = None,
+) -> Response:
+    """An account form once more, with what went wrong, the wrong field focused and the rest
+    kept. A password is sent back only when it was right and the username was not (a sign-up
+    with a taken name): the answer is never stored (Cache-Control: no-store)."""
+    field = getattr(exc, "field", None)
+    context = {
+        "next": next,
+        "error": exc.message,
+        "error_field": field,
+        "username": username,
+        "password": password if field == "username" else None,
+    }
+    return render(request, page, context, status_code=exc.status, headers=exc.headers)
 
 
 def safe_next(target: str | None, default: str = "/dashboard") -> str:

@@ -4,26 +4,17 @@ Redis, the ids are stream entry ids: tests/scaleout/test_fleet_runs.py.)"""
 
 from __future__ import annotations
 
-import json
-
 from fastapi.testclient import TestClient
+
+from tests.support.runs import sse_frames
 
 
 def frames(client: TestClient, run_id: str, **headers: str) -> list[tuple[str | None, str]]:
     """(id, event) of each frame, up to the result."""
-    found: list[tuple[str | None, str]] = []
     with client.stream("GET", f"/api/runs/{run_id}/events", headers=headers) as response:
-        event_id = None
-        for line in response.iter_lines():
-            if line.startswith("id: "):
-                event_id = line[4:]
-            elif line.startswith("event: "):
-                found.append((event_id, line[7:]))
-                event_id = None
-            elif line.startswith("data: ") and found[-1][1] == "result":
-                assert json.loads(line[6:])["status"] == "done"
-                break
-    return found
+        found = list(sse_frames(response.iter_lines()))
+    assert found[-1][2]["status"] == "done"
+    return [(event_id, kind) for event_id, kind, _ in found]
 
 
 def test_a_reconnecting_client_resumes_after_the_last_event_it_saw(client: TestClient) -> None:

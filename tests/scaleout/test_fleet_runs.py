@@ -3,7 +3,6 @@ resuming on another replica, auto's choice of pool, and each agent's /metrics.""
 
 from __future__ import annotations
 
-import json
 import signal
 import urllib.request
 
@@ -15,24 +14,20 @@ from app.runqueue.fleet import keys
 from app.settings import Settings
 from tests.scaleout.conftest import Agents, submit, wait_done, wait_until
 from tests.support.redis_server import RedisServer, free_port
+from tests.support.runs import Frame, sse_frames
 
 
-def sse(client: TestClient, run_id: str, headers: dict[str, str], *, stop_after: str = "result"):
+def sse(
+    client: TestClient, run_id: str, headers: dict[str, str], *, stop_after: str = "result"
+) -> list[Frame]:
     """(id, event, data) of the run's stream, until the event `stop_after`."""
     frames = []
     with client.stream("GET", f"/api/runs/{run_id}/events", headers=headers) as response:
         assert response.status_code == 200
-        event_id, kind = None, None
-        for line in response.iter_lines():
-            if line.startswith("id: "):
-                event_id = line[4:]
-            elif line.startswith("event: "):
-                kind = line[7:]
-            elif line.startswith("data: "):
-                frames.append((event_id, kind, json.loads(line[6:])))
-                event_id = None
-                if kind in (stop_after, "result"):
-                    break
+        for frame in sse_frames(response.iter_lines()):
+            frames.append(frame)
+            if frame[1] == stop_after:
+                break
     return frames
 
 

@@ -6,7 +6,6 @@ and a browser whose replica dies resumes on the other without losing or repeatin
 
 from __future__ import annotations
 
-import json
 import os
 import signal
 import socket
@@ -16,7 +15,6 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 import httpx2
 import pytest
@@ -25,6 +23,7 @@ from sqlalchemy.engine import Engine
 from app.settings import PROJECT_ROOT
 from tests.scaleout.conftest import HEARTBEAT, LEASE, Agents
 from tests.support.redis_server import RedisServer
+from tests.support.runs import Frame, sse_frames
 from tests.support.sandbox_worker import WorkerHandle, needs_isolation
 
 pytest_plugins = ["tests.support.postgres"]
@@ -132,34 +131,24 @@ def read_events(
     headers: dict[str, str],
     *,
     stop_after_output: int | None = None,
-) -> list[tuple[str | None, str, dict[str, Any]]]:
+) -> list[Frame]:
     """(id, event, data) of each frame, until the result (or `stop_after_output` frames of
     output, to leave the stream as a browser whose server died would)."""
-    found: list[tuple[str | None, str, dict[str, Any]]] = []
-    event_id: str | None = None
-    kind = ""
+    found: list[Frame] = []
     with (
         replica.client() as client,
         client.stream("GET", f"/api/runs/{run_id}/events", headers=headers) as response,
     ):
         assert response.status_code == 200
-        for line in response.iter_lines():
-            if line.startswith("id: "):
-                event_id = line[4:]
-            elif line.startswith("event: "):
-                kind = line[7:]
-            elif line.startswith("data: "):
-                found.append((event_id, kind, json.loads(line[6:])))
-                event_id = None
-                if kind == "result":
-                    break
-                outputs = sum(1 for _, k, _ in found if k == "stdout")
-                if stop_after_output is not None and outputs >= stop_after_output:
-                    break
+        for frame in sse_frames(response.iter_lines()):
+            found.append(frame)
+            outputs = sum(1 for _, kind, _ in found if kind == "stdout")
+            if stop_after_output is not None and outputs >= stop_after_output:
+                break
     return found
 
 
-def stdout_of(frames: list[tuple[str | None, str, dict[str, Any]]]) -> str:
+def stdout_of(frames: list[Frame]) -> str:
     return "".join(data["data"] for _, kind, data in frames if kind == "stdout")
 
 
