@@ -53,8 +53,7 @@ from app.web.body_limit import BodyLimit
 from app.web.compression import CompressDynamic
 from app.web.cookies import RequestCookies
 from app.web.errors import add_error_handlers
-from app.web.metrics import RequestTiming
-from app.web.request_id import RequestId
+from app.web.request_id import RequestRecord
 from app.web.security import DOCS_PATH, SecurityHeaders
 from app.web.static import VersionedStaticFiles, precompress
 from app.web.templating import STATIC_DIR, asset_url, compile_all
@@ -156,8 +155,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.add_middleware(RequestCookies, secret_key=settings.resolved_secret_key())
     app.add_middleware(SecurityHeaders)
     app.add_middleware(CompressDynamic)
-    app.add_middleware(RequestTiming)  # the time a client waits, compression included
-    app.add_middleware(RequestId)  # outermost: every log line of a request carries its id
+    # Outermost: the time a client waits, compression included, and every log line of a
+    # request carries its id.
+    app.add_middleware(RequestRecord)
     app.mount("/static", VersionedStaticFiles(directory=STATIC_DIR), name="static")
     # Routes are tried in order, each included router scanning all of its own: the pages go
     # first (no path of theirs overlaps another's), so the item page is found without first

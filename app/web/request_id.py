@@ -1,7 +1,10 @@
-"""Each request gets an id: the client's or proxy's `X-Request-ID` when it is a sane token,
-else a fresh one. It is bound to every log line the request causes, sent back in the
-response's `X-Request-ID`, and closes the request with one access line (method, route,
-status, milliseconds), since uvicorn's own access log is switched off."""
+"""Each request, as it ends: its id, its time, and one access line.
+
+The id is the client's or proxy's `X-Request-ID` when it is a sane token, else a fresh one.
+It is bound to every log line the request causes and sent back in the response's
+`X-Request-ID`. The time goes to Prometheus by route template (never the raw path, which
+would make a time series per item or run id), and the access line (method, path, route,
+status, milliseconds) replaces uvicorn's own, which is switched off."""
 
 from __future__ import annotations
 
@@ -12,6 +15,7 @@ import time
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from app import metrics
 from app.logs import bound
 
 access = logging.getLogger("backprop.access")
@@ -27,7 +31,15 @@ def request_id_of(scope: Scope) -> str:
     return secrets.token_hex(8)
 
 
-class RequestId:
+def route_of(scope: Scope) -> str:
+    """The route template that answered (set by the router), or what stands for none."""
+    route = getattr(scope.get("route"), "path", None)
+    if route is None:
+        route = "/static" if scope["path"].startswith("/static/") else "unmatched"
+    return str(route)
+
+
+class RequestRecord:
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
 
@@ -43,8 +55,7 @@ class RequestId:
             nonlocal status
             if message["type"] == "http.response.start":
                 status = message["status"]
-                headers = list(message.get("headers", []))
-                headers.append((b"x-request-id", request_id.encode()))
+                headers = [*message.get("headers", []), (b"x-request-id", request_id.encode())]
                 message = {**message, "headers": headers}
             await send(message)
 
@@ -52,17 +63,19 @@ class RequestId:
             try:
                 await self.app(scope, receive, send_with_id)
             finally:
-                route = scope.get("route")
+                seconds = time.perf_counter() - started
+                route, method = route_of(scope), scope["method"]
+                metrics.REQUEST_SECONDS.labels(method, route, f"{status // 100}xx").observe(seconds)
                 access.info(
                     "%s %s %d",
-                    scope["method"],
+                    method,
                     scope["path"],
                     status,
                     extra={
-                        "method": scope["method"],
+                        "method": method,
                         "path": scope["path"],
-                        "route": getattr(route, "path", None),
+                        "route": route,
                         "status": status,
-                        "duration_ms": round(1000 * (time.perf_counter() - started), 2),
+                        "duration_ms": round(1000 * seconds, 2),
                     },
                 )

@@ -39,6 +39,7 @@ def test_each_request_gets_an_id_sent_back_and_on_its_access_line(
     [access] = [line for line in parsed(lines) if line["logger"] == "backprop.access"]
     assert access["request_id"] == request_id and access["status"] == 404
     assert access["method"] == "GET" and access["path"] == "/items/does-not-exist"
+    assert access["route"] == "/items/{slug}"  # the template, as the metrics label it
     assert access["level"] == "info" and isinstance(access["duration_ms"], float)
     assert access["timestamp"].endswith("Z")  # type: ignore[union-attr]
 
