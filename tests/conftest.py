@@ -20,6 +20,9 @@ from tests.support import databases
 from tests.support.paths import CONTENT_DIR
 from tests.support.sandbox_worker import WorkerHandle, running_worker, skip_unless_isolated
 
+# `redis_server`: a real redis-server per test, for the fleet's tests.
+pytest_plugins = ["tests.support.redis_server"]
+
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_runtest_setup(item: pytest.Item) -> None:

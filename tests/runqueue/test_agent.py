@@ -6,10 +6,7 @@ never run again)."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Iterator
-from pathlib import Path
-
-import pytest
+from collections.abc import AsyncIterator
 
 from app.agent.agent import Agent
 from app.agent.executors import ScriptExecutor
@@ -59,14 +56,6 @@ class Flaky(ScriptExecutor):
             raise self.failure
         async for event in super().run(request, cancel):
             yield event
-
-
-@pytest.fixture
-def redis_server(tmp_path: Path) -> Iterator[RedisServer]:
-    server = RedisServer(tmp_path / "redis")
-    server.start()
-    yield server
-    server.stop()
 
 
 def drive(server: RedisServer, executor: Flaky) -> tuple[Observer, RunResult, int | None]:

@@ -34,14 +34,6 @@ LEASE = 1.0
 
 
 @pytest.fixture
-def redis_server(tmp_path: Path) -> Iterator[RedisServer]:
-    server = RedisServer(tmp_path / "redis")
-    server.start()
-    yield server
-    server.stop()
-
-
-@pytest.fixture
 def fleet_settings(settings: Settings, redis_server: RedisServer) -> Settings:
     return settings.model_copy(
         update={

@@ -11,8 +11,10 @@ import socket
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
+import pytest
 import redis
 
 from app.settings import PROJECT_ROOT
@@ -106,3 +108,13 @@ def stop_process(process: subprocess.Popen[bytes]) -> None:
         os.kill(process.pid, signal.SIGCONT)
         process.kill()
     process.wait(timeout=10)
+
+
+@pytest.fixture
+def redis_server(tmp_path: Path) -> Iterator[RedisServer]:
+    """A redis-server of the test's own, stopped after it (`pytest_plugins` names this
+    module where it is wanted)."""
+    server = RedisServer(tmp_path / "redis")
+    server.start()
+    yield server
+    server.stop()
