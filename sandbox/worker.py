@@ -154,7 +154,7 @@ class Worker:
         self.warming = "loading PyTorch"
         await self.pools["cpu"].ensure_zygote()
         self.warming = "looking for a GPU"
-        gpu = await asyncio.to_thread(host.probe_cuda, zygote_env())
+        gpu = await asyncio.to_thread(host.probe_cuda, zygote_env("cuda"))
         if gpu:
             self.warming = "loading PyTorch for the GPU"
             first_uid = FIRST_UID + self.cpu_slots  # after every CPU slot's

@@ -17,7 +17,7 @@ from sandbox.jail import JailSpec
 READY_TIMEOUT_SECONDS = 180
 
 
-def zygote_env(backend: str = "cuda") -> dict[str, str]:
+def zygote_env(backend: str) -> dict[str, str]:
     """The whole environment a zygote (and so every jail) starts from: nothing of ours. A CPU
     zygote hides the GPUs from CUDA too: importing torch's compiler counts devices, and a
     count cached before the fork would tell a CPU run that CUDA is available."""
