@@ -24,7 +24,8 @@ from sqlmodel import Session, col, select
 
 from app.models import Run, utcnow
 from app.runqueue.fleet.queue import RedisRunQueue
-from sandbox.protocol import Backend, Limits, RunRequest
+from app.services.runs import request_for
+from sandbox.protocol import RunRequest
 
 log = logging.getLogger(__name__)
 
@@ -76,7 +77,5 @@ def _unfinished(engine: Engine, queued_before: datetime) -> tuple[list[RunReques
     with Session(engine) as session:
         queued = session.exec(select(Run).where(waiting)).all()
         running = session.exec(select(Run.id).where(col(Run.status) == "running")).all()
-        requests = [
-            RunRequest(run.id, run.code, Backend(run.backend_requested), Limits()) for run in queued
-        ]
+        requests = [request_for(run) for run in queued]
     return requests, list(running)

@@ -197,11 +197,18 @@ async def submit(
             raise
         return Submitted(found, idempotency.replay_token(found, run, token_secret))
     try:
-        request = RunRequest(id=run.id, code=code, backend=Backend(backend), limits=Limits())
-        await queue.submit(request)
+        await queue.submit(request_for(run))
     except QueueRefused as exc:
         raise SandboxBusy(exc.detail, exc.retry_after_seconds) from None
     return Submitted(run, token)
+
+
+def request_for(run: Run) -> RunRequest:
+    """What the sandbox is asked to run for a stored run: its code on the backend it asked
+    for, with the default limits (the worker clamps them to its ceilings)."""
+    return RunRequest(
+        id=run.id, code=run.code, backend=Backend(run.backend_requested), limits=Limits()
+    )
 
 
 def get(engine: Engine, run_id: str) -> Run:
