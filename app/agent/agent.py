@@ -28,6 +28,7 @@ from redis.exceptions import RedisError
 
 from app.agent.executors import Executor
 from app.agent.metrics import AgentMetrics
+from app.logs import bound
 from app.runqueue.fleet import (
     CANCELLED_WAITING,
     MACHINE_STOPPED,
@@ -118,7 +119,9 @@ class Agent:
                 await asyncio.sleep(self.timing.heartbeat_seconds)
                 continue
             for delivery in found:
-                task = asyncio.create_task(self._handle(delivery))
+                # The task copies the context: each of its log lines carries the run's id.
+                with bound(run_id=delivery.run_id):
+                    task = asyncio.create_task(self._handle(delivery))
                 self.tasks.add(task)
                 task.add_done_callback(self._done)
 
