@@ -44,9 +44,13 @@ def configure(log_format: str = "text", level: int = logging.INFO) -> None:
     root.handlers[:] = [handler]
     root.setLevel(level)
     # uvicorn gives its loggers handlers of their own: let them reach the root's instead.
-    for name in ("uvicorn", "uvicorn.error", "uvicorn.access"):
+    for name in ("uvicorn", "uvicorn.error"):
         logging.getLogger(name).handlers[:] = []
         logging.getLogger(name).propagate = True
+    # Its access lines would repeat app/web/request_id.py's, which carry the route and time.
+    uvicorn_access = logging.getLogger("uvicorn.access")
+    uvicorn_access.handlers[:] = []
+    uvicorn_access.disabled = True
 
 
 @contextmanager

@@ -66,3 +66,9 @@ def test_lines_logged_while_ids_are_bound_carry_them(lines: io.StringIO) -> None
     assert first["event"] == "ended 2 runs" and first["run_id"] == "abc"
     assert first["request_id"] == "r1" and first["level"] == "warning"
     assert "run_id" not in second and "request_id" not in second
+
+
+def test_uvicorn_access_lines_are_not_written_beside_ours(lines: io.StringIO) -> None:
+    logging.getLogger("uvicorn.access").info('127.0.0.1:1 - "GET / HTTP/1.1" 200')
+    logging.getLogger("uvicorn.error").info("Started server process")
+    assert [line["logger"] for line in parsed(lines)] == ["uvicorn.error"]
