@@ -168,16 +168,20 @@
     figure.backpropEditor = editor; // the Copy button copies the current code
 
     let ticking = null;
+    let tick = null;
     function startClock(prefix) {
       stopClock();
       const began = performance.now();
-      const tick = () => { clock.textContent = `${prefix}${((performance.now() - began) / 1000).toFixed(1)} s`; };
+      tick = () => { clock.textContent = `${prefix}${((performance.now() - began) / 1000).toFixed(1)} s`; };
       tick();
       ticking = setInterval(tick, 100);
     }
     function stopClock() {
+      // One last reading: a run that ends between two ticks would otherwise show the last.
+      if (tick) tick();
       if (ticking) clearInterval(ticking);
       ticking = null;
+      tick = null;
     }
 
     function busy(on) {
