@@ -37,6 +37,7 @@ class FleetKeeper:
         self.engine = engine
         self.queue = queue
         self.unheld_since: dict[str, float] = {}  # running run → when its claim was first missed
+        self.forgot_at = 0.0  # when gone consumers were last looked for
 
     async def run_forever(self) -> None:
         while True:
@@ -48,7 +49,12 @@ class FleetKeeper:
 
     async def once(self) -> tuple[int, int]:
         """One pass; (jobs added back, runs ended for a lost machine)."""
-        await self.queue.ensure_groups()
+        # Gone consumers are looked for once a lease: they count as gone only after ten.
+        now = time.monotonic()
+        forget_idle = now - self.forgot_at >= self.queue.timing.lease_seconds
+        await self.queue.ensure_groups(forget_idle=forget_idle)
+        if forget_idle:
+            self.forgot_at = now
         grace = timedelta(seconds=self.queue.timing.heartbeat_seconds)
         queued, running = await asyncio.to_thread(_unfinished, self.engine, utcnow() - grace)
         added = await self.queue.restore(queued)

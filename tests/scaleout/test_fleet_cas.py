@@ -109,11 +109,18 @@ def test_consumers_that_hold_nothing_and_went_quiet_are_forgotten(
         queue = RedisRunQueue(redis_server.url, RunRecorder(engine), timing)
         try:
             await queue.ensure_groups()
-            client.xadd(stream, {"run": "r", "request": "{}"})
+            for run in ("r1", "r2"):
+                client.xadd(stream, {"run": run, "request": "{}"})
             client.xreadgroup(keys.JOB_GROUP, "holds-one", {stream: ">"}, count=1)
-            client.xreadgroup(keys.JOB_GROUP, "holds-none", {stream: ">"}, count=1)
+            # A consumer that read a job and acknowledged it: it exists, holding nothing.
+            [[_, [(entry_id, _)]]] = client.xreadgroup(
+                keys.JOB_GROUP, "holds-none", {stream: ">"}, count=1
+            )
+            client.xack(stream, keys.JOB_GROUP, entry_id)
             await asyncio.sleep(0.2)
-            await queue.ensure_groups()
+            await queue.ensure_groups()  # a pass that does not look for them
+            assert len(client.xinfo_consumers(stream, keys.JOB_GROUP)) == 2
+            await queue.ensure_groups(forget_idle=True)
         finally:
             await queue.close()
 

@@ -34,6 +34,7 @@ log = logging.getLogger(__name__)
 DEFAULT_RUN_SECONDS = 5.0  # what a run is taken to last before a pool has finished any
 NO_POOL_RETRY_SECONDS = 30
 UNREACHABLE_RETRY_SECONDS = 5
+FORGET_AFTER_LEASES = 10  # a consumer silent this long, holding nothing, has gone
 # SET the cancel mark; answer whether a delivery has handed the run to a worker already.
 _CANCEL = """
 redis.call('SET', KEYS[1], '1', 'EX', ARGV[1])
@@ -84,17 +85,20 @@ class RedisRunQueue:
 
     async def start(self) -> None:
         with contextlib.suppress(RedisError, OSError):  # the reader keeps trying
-            await self.ensure_groups()
+            await self.ensure_groups(forget_idle=True)
         task = asyncio.create_task(self.reader.run_forever())
         self.tasks.add(task)
 
-    async def ensure_groups(self) -> None:
-        """The job streams and the results stream with their groups, less the consumers
-        that have been gone a while (ten leases, holding nothing)."""
+    async def ensure_groups(self, *, forget_idle: bool = False) -> None:
+        """The job streams and the results stream with their groups (made again after a
+        wipe); with `forget_idle`, less the consumers that have been gone a while (ten
+        leases, holding nothing)."""
         streams = [(keys.jobs(pool), keys.JOB_GROUP) for pool in keys.POOLS]
         for stream, group in [*streams, (keys.RESULTS, keys.RESULT_GROUP)]:
             await jobs.ensure_group(self.redis, stream, group)
-            await jobs.forget_idle_consumers(self.redis, stream, group, 10 * self.timing.lease_ms)
+            if forget_idle:
+                idle_ms = FORGET_AFTER_LEASES * self.timing.lease_ms
+                await jobs.forget_idle_consumers(self.redis, stream, group, idle_ms)
 
     async def submit(self, request: RunRequest) -> None:
         try:
