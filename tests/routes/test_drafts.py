@@ -40,7 +40,7 @@ def test_bad_drafts_are_refused_and_change_nothing(client: TestClient) -> None:
     no_sample = client.post("/items/dropout/drafts/99", data={"code": "x"}, headers=headers)
     assert no_sample.status_code == 422 and "no sample 99" in no_sample.text
     too_long = client.post("/items/dropout/drafts/1", data={"code": "x" * 60_000}, headers=headers)
-    assert too_long.status_code in (413, 422)
+    assert too_long.status_code == 422  # longer than a draft may be, well under the body cap
     no_item = client.post("/items/nothing-here/drafts/1", data={"code": "x"}, headers=headers)
     assert no_item.status_code == 404
     assert client.post("/items/dropout/drafts/1", data={"code": "x"}).status_code == 403
@@ -54,4 +54,4 @@ def test_a_guest_keeps_drafts_in_the_browser_not_on_the_server(client: TestClien
     refused = client.post(
         "/items/dropout/drafts/1", data={"code": "x"}, headers=headers, follow_redirects=False
     )
-    assert refused.status_code in (303, 401)
+    assert refused.status_code == 303 and refused.headers["location"].startswith("/signin")
