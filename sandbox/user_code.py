@@ -58,10 +58,6 @@ def run(code: str, threads: int, cuda: bool, gpu_memory_fraction: float) -> int:
 
         torch.set_num_threads(threads)
         if cuda:
-            # The zygote counted GPUs through NVML so that its forks may use CUDA
-            # (zygote_client.py); NVML cannot start in a jail (no /sys of the GPU), so a run
-            # counts them through the CUDA runtime, as torch does by default.
-            os.environ.pop("PYTORCH_NVML_BASED_CUDA_CHECK", None)
             torch.cuda.set_per_process_memory_fraction(gpu_memory_fraction)
         program = compile(code, SAMPLE_FILENAME, "exec")
         exec(

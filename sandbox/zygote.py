@@ -24,6 +24,7 @@ import time
 
 from sandbox.jail import JailSpec, supervise
 from sandbox.mounts import gpu_library_dirs
+from sandbox.zygote_client import NVML_CHECK
 
 
 def warm_up() -> float:
@@ -112,6 +113,10 @@ def serve(backend: str, control_fd: int) -> None:
         if not forks_can_use_cuda():
             sys.exit("the CUDA warm process touched CUDA while warming up; runs could not use it")
         gpu_library_dirs()  # found once here; every run forked from now on inherits it
+    # Counting GPUs through NVML kept the imports above from touching the CUDA runtime
+    # (zygote_client.py). NVML cannot start in a jail (no /sys of the GPU): runs count them
+    # through the runtime, as torch does by default.
+    os.environ.pop(NVML_CHECK, None)
     signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # supervisors are reaped by the kernel
     control.send(json.dumps({"ready": True, "warm_up_seconds": round(seconds, 2)}).encode())
     while True:

@@ -17,6 +17,9 @@ from sandbox.jail import JailSpec
 READY_TIMEOUT_SECONDS = 180
 
 
+NVML_CHECK = "PYTORCH_NVML_BASED_CUDA_CHECK"
+
+
 def zygote_env(backend: str) -> dict[str, str]:
     """The whole environment a zygote (and so every jail) starts from: nothing of ours. A CPU
     zygote hides the GPUs from CUDA too: importing torch's compiler counts devices, and a
@@ -27,7 +30,7 @@ def zygote_env(backend: str) -> dict[str, str]:
         # torch counts GPUs while it imports; counted through the CUDA runtime, that marks
         # every later fork as unable to use CUDA ("Cannot re-initialize CUDA in forked
         # subprocess"). Counted through NVML, forks of the zygote can (seen on an H100).
-        "PYTORCH_NVML_BASED_CUDA_CHECK": "1",
+        NVML_CHECK: "1",
         "PATH": "/usr/local/bin:/usr/bin:/bin",
         "LANG": "C.UTF-8",
         "HOME": "/tmp",
