@@ -33,8 +33,9 @@ from pathlib import Path
 import httpx2
 
 # isort: off
-from worker import ROOT, started_worker  # puts the checkout on sys.path
-from tests.support.redis_server import RedisServer, free_port, start_agent
+from worker import started_worker  # puts the checkout on sys.path
+from tests.support.processes import start_web
+from tests.support.redis_server import RedisServer, start_agent
 
 # isort: on
 
@@ -85,27 +86,7 @@ class Balancer:
 
 
 def start_server(env: dict[str, str], base: Path) -> tuple[subprocess.Popen[bytes], str]:
-    port = free_port()
-    base.mkdir(parents=True, exist_ok=True)
-    with open(base / "server.log", "ab") as log:
-        process = subprocess.Popen(
-            [sys.executable, "-m", "uvicorn", "app.asgi:app", "--port", str(port)],
-            cwd=ROOT,
-            env={**os.environ, **ENV, "DATA_DIR": str(base / "data"), **env},
-            stdout=log,
-            stderr=subprocess.STDOUT,
-        )
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 180
-    while True:
-        try:
-            if httpx2.get(f"{url}/api/health", timeout=2).status_code == 200:
-                return process, url
-        except httpx2.HTTPError:
-            pass
-        if process.poll() is not None or time.monotonic() > deadline:
-            sys.exit(f"a server did not start: {(base / 'server.log').read_text()[-3000:]}")
-        time.sleep(0.3)
+    return start_web({**ENV, **env}, base, timeout_seconds=180)
 
 
 async def browse(balancer: Balancer, tally: Tally, until: float) -> None:

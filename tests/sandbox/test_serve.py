@@ -9,7 +9,6 @@ import pwd
 import re
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -23,15 +22,10 @@ import pytest
 
 from app.settings import PROJECT_ROOT
 from tests.support import databases
+from tests.support.processes import free_port
 from tests.support.sandbox_worker import needs_isolation
 
 pytestmark = needs_isolation
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def uid_of(pid: int) -> int:

@@ -13,7 +13,8 @@ from app.main import create_app
 from app.runqueue.fleet import keys
 from app.settings import Settings
 from tests.scaleout.conftest import Agents, submit, wait_done, wait_until
-from tests.support.redis_server import RedisServer, free_port
+from tests.support.processes import free_port
+from tests.support.redis_server import RedisServer
 from tests.support.runs import Frame, sse_frames
 
 

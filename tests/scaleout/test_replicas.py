@@ -8,20 +8,17 @@ from __future__ import annotations
 
 import os
 import signal
-import socket
 import subprocess
-import sys
-import time
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import httpx2
 import pytest
 from sqlalchemy.engine import Engine
 
-from app.settings import PROJECT_ROOT
 from tests.scaleout.conftest import HEARTBEAT, LEASE, Agents
+from tests.support.processes import start_web
 from tests.support.redis_server import RedisServer
 from tests.support.runs import Frame, sse_frames
 from tests.support.sandbox_worker import WorkerHandle, needs_isolation
@@ -29,37 +26,21 @@ from tests.support.sandbox_worker import WorkerHandle, needs_isolation
 pytest_plugins = ["tests.support.postgres"]
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
-
-
 @dataclass
 class Replica:
     process: subprocess.Popen[bytes]
     url: str
-    log: Path
 
     def client(self) -> httpx2.Client:
         return httpx2.Client(base_url=self.url, timeout=30)
 
 
-@dataclass
-class Fleet:
-    replicas: list[Replica] = field(default_factory=list)
-
-
 def start_replica(database_url: str, redis_url: str, base: Path) -> Replica:
-    port = free_port()
-    base.mkdir(parents=True)
+    """A web process of the fleet, with a DATA_DIR of its own: nothing local is shared."""
     env = {
-        **os.environ,
         "DATABASE_URL": database_url,
         "RUN_QUEUE": "redis",
         "REDIS_URL": redis_url,
-        "DATA_DIR": str(base / "data"),  # its own: nothing local is shared
         "SECRET_KEY": "the-same-key-on-every-replica-of-this-test",
         "SANDBOX_AUTOSTART": "false",
         "IMPORT_ON_START": "false",
@@ -71,27 +52,7 @@ def start_replica(database_url: str, redis_url: str, base: Path) -> Replica:
         "CONCURRENT_RUNS_PER_CLIENT": "100",
         "LOG_FORMAT": "json",
     }
-    log = base / "server.log"
-    with open(log, "ab") as out:
-        process = subprocess.Popen(
-            [sys.executable, "-m", "uvicorn", "app.asgi:app", "--port", str(port)],
-            cwd=PROJECT_ROOT,
-            env=env,
-            stdout=out,
-            stderr=subprocess.STDOUT,
-        )
-    replica = Replica(process, f"http://127.0.0.1:{port}", log)
-    deadline = time.monotonic() + 90
-    while True:
-        if process.poll() is not None:
-            raise AssertionError(f"replica exited: {log.read_text()}")
-        try:
-            if httpx2.get(f"{replica.url}/api/health", timeout=2).status_code == 200:
-                return replica
-        except httpx2.HTTPError:
-            pass
-        assert time.monotonic() < deadline, f"replica did not start: {log.read_text()}"
-        time.sleep(0.2)
+    return Replica(*start_web(env, base, timeout_seconds=90))
 
 
 @pytest.fixture
@@ -101,17 +62,17 @@ def fleet(
     agents: Agents,
     worker: WorkerHandle,
     tmp_path: Path,
-) -> Iterator[Fleet]:
+) -> Iterator[list[Replica]]:
     url = postgres_engine.url.render_as_string(hide_password=False)
-    fleet = Fleet()
+    replicas: list[Replica] = []
     try:
         for name in ("a", "b"):
-            fleet.replicas.append(start_replica(url, redis_server.url, tmp_path / name))
+            replicas.append(start_replica(url, redis_server.url, tmp_path / name))
         agents("cuda", executor="fake")
         agents("cpu", executor="socket", socket_path=worker.socket_path, slots=2)
-        yield fleet
+        yield replicas
     finally:
-        for replica in fleet.replicas:
+        for replica in replicas:
             if replica.process.poll() is None:
                 replica.process.terminate()
                 replica.process.wait(timeout=20)
@@ -152,8 +113,8 @@ def stdout_of(frames: list[Frame]) -> str:
     return "".join(data["data"] for _, kind, data in frames if kind == "stdout")
 
 
-def test_a_run_sent_to_one_replica_streams_from_the_other(fleet: Fleet) -> None:
-    first, second = fleet.replicas
+def test_a_run_sent_to_one_replica_streams_from_the_other(fleet: list[Replica]) -> None:
+    first, second = fleet
     run_id, owner = submit(first, "print('from the fleet')", backend="cuda")
     frames = read_events(second, run_id, owner)
     assert stdout_of(frames) == "from the fleet\n"
@@ -164,8 +125,8 @@ def test_a_run_sent_to_one_replica_streams_from_the_other(fleet: Fleet) -> None:
 
 
 @needs_isolation
-def test_a_browser_resumes_on_the_other_replica_when_its_replica_dies(fleet: Fleet) -> None:
-    first, second = fleet.replicas
+def test_a_browser_resumes_on_the_other_replica_when_its_replica_dies(fleet: list[Replica]) -> None:
+    first, second = fleet
     code = "import time\nfor i in range(8):\n    print(i, flush=True)\n    time.sleep(0.4)\n"
     run_id, owner = submit(first, code, backend="cpu")
     before = read_events(first, run_id, owner, stop_after_output=2)

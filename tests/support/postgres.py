@@ -8,7 +8,6 @@ import os
 import pwd
 import re
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
@@ -22,6 +21,7 @@ from sqlalchemy.engine import URL, Engine, make_url
 
 from app.db import make_engine
 from tests.support.databases import admin_engine, is_postgres
+from tests.support.processes import free_port
 
 BIN_DIRS = Path("/usr/lib/postgresql")
 SETUP_HINT = "run `.ci/setup --dev`, which installs Debian's postgresql package"
@@ -53,14 +53,6 @@ def as_server_user(base: Path) -> list[str]:
         ) from None
     shutil.chown(base, "postgres", "postgres")
     return ["runuser", "-u", "postgres", "--"]
-
-
-def free_port() -> int:
-    """A loopback TCP port nobody listens on right now."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
 
 
 def run(command: list[str], base: Path) -> None:

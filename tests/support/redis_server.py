@@ -7,7 +7,6 @@ from __future__ import annotations
 import os
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -18,15 +17,9 @@ import pytest
 import redis
 
 from app.settings import PROJECT_ROOT
+from tests.support.processes import free_port
 
 CONFIG = PROJECT_ROOT / "deploy" / "redis.conf"
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
 
 
 class RedisServer:
