@@ -34,7 +34,6 @@ from app.routes import (
     runs,
     study,
 )
-from app.routes.runs import STREAM_LIFETIME_SECONDS
 from app.runqueue import RunQueue
 from app.runqueue.fake import FakeRunQueue
 from app.runqueue.fleet.queue import FleetTiming, RedisRunQueue
@@ -98,7 +97,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         engine=engine,
         run_queue=make_run_queue(settings, RunRecorder(engine)),
         run_limiter=limiter,
-        stream_slots=StreamSlots(hits, settings.streams_per_visitor, STREAM_LIFETIME_SECONDS),
+        stream_slots=StreamSlots(hits, settings.streams_per_visitor),
         account_guards=AccountGuards(
             AccountLimits(hits), PasswordChecks(settings.password_check_threads)
         ),

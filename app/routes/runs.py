@@ -30,11 +30,10 @@ from app.runqueue import QueueRefused
 from app.schemas import RunAccepted, RunCreate, RunPublic, errors
 from app.services import run_stream, runs
 from app.services.run_origin import origin_for
-from sandbox.protocol import CEILINGS, Finished, event_to_json
+from app.services.stream_slots import STREAM_LIFETIME_SECONDS
+from sandbox.protocol import Finished, event_to_json
 
 HEARTBEAT_SECONDS = 15
-# No stream outlives the longest run by much: the worker ends every run by its wall ceiling.
-STREAM_LIFETIME_SECONDS = CEILINGS.wall_seconds + 60
 
 
 async def _run_token(

@@ -16,12 +16,17 @@ from sqlmodel import col
 from app.domain import RateLimited
 from app.models import LimitHit
 from app.services.limit_store import HitStore, digest
+from sandbox.protocol import CEILINGS
 
 _HITS = LimitHit.__table__  # type: ignore[attr-defined]
+# No stream outlives the longest run by much: the worker ends every run by its wall ceiling.
+STREAM_LIFETIME_SECONDS = CEILINGS.wall_seconds + 60
 
 
 class StreamSlots:
-    def __init__(self, store: HitStore, per_visitor: int, lifetime_seconds: float) -> None:
+    def __init__(
+        self, store: HitStore, per_visitor: int, lifetime_seconds: float = STREAM_LIFETIME_SECONDS
+    ) -> None:
         self.store = store
         self.per_visitor = per_visitor
         self.lifetime = timedelta(seconds=lifetime_seconds)
