@@ -45,8 +45,9 @@ def configure(log_format: str = "text", level: int = logging.INFO) -> None:
     root.setLevel(level)
     # uvicorn gives its loggers handlers of their own: let them reach the root's instead.
     for name in ("uvicorn", "uvicorn.error"):
-        logging.getLogger(name).handlers[:] = []
-        logging.getLogger(name).propagate = True
+        logger = logging.getLogger(name)
+        logger.handlers[:] = []
+        logger.propagate, logger.disabled = True, False
     # Its access lines would repeat app/web/request_id.py's, which carry the route and time.
     uvicorn_access = logging.getLogger("uvicorn.access")
     uvicorn_access.handlers[:] = []

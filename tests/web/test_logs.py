@@ -70,5 +70,5 @@ def test_lines_logged_while_ids_are_bound_carry_them(lines: io.StringIO) -> None
 
 def test_uvicorn_access_lines_are_not_written_beside_ours(lines: io.StringIO) -> None:
     logging.getLogger("uvicorn.access").info('127.0.0.1:1 - "GET / HTTP/1.1" 200')
-    logging.getLogger("uvicorn.error").info("Started server process")
+    logging.getLogger("uvicorn.error").warning("Shutting down")
     assert [line["logger"] for line in parsed(lines)] == ["uvicorn.error"]
