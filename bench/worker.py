@@ -60,14 +60,15 @@ def run_lab(
 
 
 @contextmanager
-def started_worker(*args: str) -> Iterator[Path]:
-    """`python -m sandbox` on a private state folder, ready; its socket. Stopped at the end."""
+def started_worker(*args: str, python: tuple[str, ...] = ("-m", "sandbox")) -> Iterator[Path]:
+    """`python -m sandbox` (or `python *python`, a starter that runs it) on a private state
+    folder, ready; its socket. Stopped at the end."""
     base = Path(tempfile.mkdtemp(prefix="backprop-bench-worker-"))
     sock_path = base / "worker.sock"
     log_path = base / "worker.log"
     with open(log_path, "wb") as log:
         worker = subprocess.Popen(
-            [sys.executable, "-m", "sandbox", "--socket", str(sock_path),
+            [sys.executable, *python, "--socket", str(sock_path),
              "--state-dir", str(base / "state"), *args],
             cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,
         )  # fmt: skip

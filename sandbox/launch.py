@@ -48,7 +48,6 @@ from sandbox.neutral import (
     lab_source,
     zygote_python_path,
 )
-from sandbox.zygote_client import zygote_env
 
 _libc = ctypes.CDLL(None, use_errno=True)
 CLONE_NEWNS = 0x00020000
@@ -83,7 +82,9 @@ def main(state_dir: Path, backend: str, control_fd: int, worker: int) -> None:
             os.close(fd)
     os.chdir("/")
     executable = view.zygote_executable()
-    env = {**zygote_env(backend), "PYTHONPATH": zygote_python_path()}
+    # The worker started this process with the zygote's whole environment (zygote_env):
+    # passed on as given, so that the worker alone decides it.
+    env = {**os.environ, "PYTHONPATH": zygote_python_path()}
     os.execve(executable, [executable, "-m", "sandbox.zygote", backend, str(control_fd)], env)
 
 

@@ -20,6 +20,14 @@ READY_TIMEOUT_SECONDS = 180
 NVML_CHECK = "PYTORCH_NVML_BASED_CUDA_CHECK"
 
 
+# OpenMP threads that wait for work sleep rather than spin. The worker runs one CPU run per
+# core, each with two threads under a two-CPU quota, so runs side by side oversubscribe the
+# cores; spinning threads then burn the quota that the working ones need. Measured with
+# bench/omp_wait.py (a 3 s sample beside a torch.compile: 75 s spinning, 6 s sleeping).
+# libgomp reads it when torch loads it, in the zygote: a run cannot change it afterwards.
+OPENMP_WAITING = {"OMP_WAIT_POLICY": "PASSIVE"}
+
+
 def zygote_env(backend: str) -> dict[str, str]:
     """The whole environment a zygote (and so every jail) starts from: nothing of ours. A CPU
     zygote hides the GPUs from CUDA too: importing torch's compiler counts devices, and a
@@ -39,6 +47,7 @@ def zygote_env(backend: str) -> dict[str, str]:
         # (0.15 s a run, measured); compiling without one costs no more that we could
         # measure (the ResNet-50 lab's cold compile: 64.1 s without, 61.8 s with).
         "TORCHINDUCTOR_CPP_CACHE_PRECOMPILE_HEADERS": "0",
+        **OPENMP_WAITING,
     }
 
 

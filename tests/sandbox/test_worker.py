@@ -27,6 +27,7 @@ from sandbox.protocol import (
     WorkerStatus,
 )
 from sandbox.worker import Worker
+from sandbox.zygote_client import zygote_env
 from tests.sandbox.conftest import WarmUp
 from tests.support.aio import run_async
 from tests.support.sandbox_worker import WorkerHandle, needs_isolation
@@ -215,6 +216,26 @@ def test_two_runs_at_once_cannot_see_each_other(worker: WorkerHandle) -> None:
     assert "tmp:" in b["stdout"] and "secret-of-a" not in b["stdout"]
     assert "secret-of-a" in a["stdout"].split("still alone:")[1]
     assert a["stdout"].split("uid ")[1].split()[0] != b["stdout"].split("uid ")[1].split()[0]
+
+
+@needs_isolation
+def test_the_zygote_starts_with_exactly_the_environment_the_worker_chose(
+    worker: WorkerHandle,
+) -> None:
+    # Among it, the OpenMP wait policy: libgomp reads it when torch loads, in the zygote, so
+    # it must be in the zygote's own environment (sandbox/README.md, "Runs side by side").
+    assert worker.pid is not None
+    out = subprocess.run(
+        ["pgrep", "-P", str(worker.pid), "-f", "sandbox.zygote cpu"],
+        capture_output=True,
+        text=True,
+    )
+    (pid,) = out.stdout.split()
+    entries = Path(f"/proc/{pid}/environ").read_bytes().decode().split("\0")
+    started_with = dict(e.split("=", 1) for e in entries if e)
+    assert started_with.pop("PYTHONPATH")  # the neutral paths launch.py adds
+    assert started_with == zygote_env("cpu")
+    assert started_with["OMP_WAIT_POLICY"] == "PASSIVE"
 
 
 @needs_isolation
