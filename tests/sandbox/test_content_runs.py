@@ -1,9 +1,14 @@
-"""Every code sample of every deck, run in the sandbox on the CPU backend: each ends `ok`, or
-says why it cannot run here and has a runnable variant beside it that ends `ok`."""
+"""Every code sample of every deck, run in the sandbox on the CPU backend as the site runs it
+(labs from the compile cache the worker warms when it starts): each ends `ok`, or says why it
+cannot run here and has a runnable variant beside it that ends `ok`."""
 
 from __future__ import annotations
 
+import json
 import os
+import re
+import time
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -11,13 +16,17 @@ from typing import Any
 import pytest
 
 from app.importer.parse import ParsedItem, SampleSpec, parse_catalogue, parse_item
+from sandbox.compile_cache import lab_programs
 from tests.support.paths import CONTENT_DIR
-from tests.support.sandbox_worker import WorkerHandle, needs_isolation
+from tests.support.sandbox_worker import WorkerHandle, needs_isolation, running_worker
 
 # What a CPU-only, offline host cannot give a sample as printed.
 NOT_HERE = {"cuda", "network", "incomplete", "broken", "long"}
-# Generous: a cold torch.compile of a small ResNet takes most of a minute on two cores.
+# Generous, for a slow host running two samples at once; the site gives a run 60 s.
 LIMITS = {"wall_seconds": 170, "cpu_seconds": 340}
+# Warming compiles the labs one at a time, each under 180 s (sandbox/warming.py).
+WARMING_SECONDS = 1200
+LAB_RESULT = re.compile(r"^BACKPROP_LAB_RESULT (\{.*\})$", re.MULTILINE)
 
 
 def load_items() -> list[ParsedItem]:
@@ -39,12 +48,36 @@ def sample_id(pair: tuple[ParsedItem, SampleSpec]) -> str:
 
 
 @pytest.fixture(scope="module")
-def results(worker: WorkerHandle) -> dict[str, dict[str, Any]]:
+def warmed_worker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[WorkerHandle]:
+    """A worker started as the site starts one: it compiles every lab into its cache once
+    ready. Waited for, so that no sample competes with it for the CPU. (A cold compile of
+    the ResNet-50 training step beside another run can outlast any sensible limit on two
+    slow cores: that is what the cache is for.)"""
+    base = tmp_path_factory.mktemp("content-worker")
+    with running_worker(base, "--warm-labs", str(CONTENT_DIR / "labs")) as handle:
+        deadline = time.monotonic() + WARMING_SECONDS
+        while not (state := handle.status()["compile_cache"]["cpu"]).startswith("ready"):
+            assert time.monotonic() < deadline, f"still {state} after {WARMING_SECONDS} s"
+            time.sleep(1)
+        yield handle
+
+
+@pytest.fixture(scope="module")
+def results(warmed_worker: WorkerHandle) -> dict[str, dict[str, Any]]:
     """Run every runnable sample once, as many at a time as the worker has CPU slots."""
     slots = os.cpu_count() or 2  # the worker runs one CPU run per core at a time
     with ThreadPoolExecutor(max_workers=slots) as pool:
-        futures = {sample_id(p): pool.submit(worker.run, p[1].code, LIMITS) for p in RUNNABLE}
+        futures = {
+            sample_id(p): pool.submit(warmed_worker.run, p[1].code, LIMITS) for p in RUNNABLE
+        }
         return {key: future.result() for key, future in futures.items()}
+
+
+@needs_isolation
+def test_the_worker_compiled_every_lab_that_runs_on_a_cpu(warmed_worker: WorkerHandle) -> None:
+    on_cpu = [p for p in lab_programs(CONTENT_DIR / "labs") if p.runs_on("cpu")]
+    state = warmed_worker.status()["compile_cache"]["cpu"]
+    assert state == f"ready: {len(on_cpu)} of {len(on_cpu)} labs compiled"
 
 
 @needs_isolation
@@ -57,6 +90,22 @@ def test_sample_runs_ok(
         f"{pair[0].path} sample {pair[1].index}: {result['verdict']} {result['detail']}\n"
         f"{result['stderr'][-1500:]}"
     )
+
+
+# The labs that time code with the harness, whose result line says where compiled code came from.
+TIMED_LABS = [(i, s) for i, s in RUNNABLE if i.deck == "labs" and "compare(" in s.code]
+
+
+@needs_isolation
+@pytest.mark.parametrize("pair", TIMED_LABS, ids=[sample_id(p) for p in TIMED_LABS])
+def test_lab_samples_load_what_they_compile_from_the_warmed_cache(
+    results: dict[str, dict[str, Any]], pair: tuple[ParsedItem, SampleSpec]
+) -> None:
+    result = results[sample_id(pair)]
+    lines = [json.loads(m) for m in LAB_RESULT.findall(result["stdout"])]
+    assert lines, "the lab printed no timing result"
+    states = {line["receipt"]["compile_cache"] for line in lines}
+    assert states <= {"warm", "in-process"}, [line["receipt"] for line in lines]
 
 
 @pytest.mark.parametrize("pair", BLOCKED, ids=[sample_id(p) for p in BLOCKED])
