@@ -24,10 +24,17 @@ _SHARED: list[structlog.types.Processor] = [
 
 def configure(log_format: str = "text", level: int = logging.INFO) -> None:
     """Send every logger's records to stderr, rendered as `log_format` ("json" or "text")."""
-    renderer: structlog.types.Processor = (
-        structlog.processors.JSONRenderer()
+    # JSON lines carry a traceback as one string field; the console renderer lays out the
+    # exception itself (and warns when it finds one already formatted), as plain text: with
+    # rich installed it would otherwise draw a coloured box into a log file.
+    rendering: list[structlog.types.Processor] = (
+        [structlog.processors.format_exc_info, structlog.processors.JSONRenderer()]
         if log_format == "json"
-        else structlog.dev.ConsoleRenderer(colors=False)
+        else [
+            structlog.dev.ConsoleRenderer(
+                colors=False, exception_formatter=structlog.dev.plain_traceback
+            )
+        ]
     )
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(
@@ -35,8 +42,7 @@ def configure(log_format: str = "text", level: int = logging.INFO) -> None:
             foreign_pre_chain=[*_SHARED, structlog.stdlib.ExtraAdder()],
             processors=[
                 structlog.stdlib.ProcessorFormatter.remove_processors_meta,
-                structlog.processors.format_exc_info,
-                renderer,
+                *rendering,
             ],
         )
     )

@@ -72,3 +72,36 @@ def test_uvicorn_access_lines_are_not_written_beside_ours(lines: io.StringIO) ->
     logging.getLogger("uvicorn.access").info('127.0.0.1:1 - "GET / HTTP/1.1" 200')
     logging.getLogger("uvicorn.error").warning("Shutting down")
     assert [line["logger"] for line in parsed(lines)] == ["uvicorn.error"]
+
+
+def test_an_exception_is_one_json_line_with_its_traceback_in_a_field(
+    lines: io.StringIO,
+) -> None:
+    try:
+        raise ValueError("the cause")
+    except ValueError:
+        logging.getLogger("backprop").exception("run ended badly")
+    [line] = parsed(lines)
+    assert line["event"] == "run ended badly" and line["level"] == "error"
+    assert "Traceback" in line["exception"] and "ValueError: the cause" in line["exception"]  # type: ignore[operator]
+
+
+def test_text_lines_lay_out_an_exception_plainly_without_a_warning(
+    recwarn: pytest.WarningsRecorder,
+) -> None:
+    logs.configure("text")
+    captured = io.StringIO()
+    handler = logging.getLogger().handlers[0]
+    assert isinstance(handler, logging.StreamHandler)
+    handler.setStream(captured)
+    try:
+        try:
+            raise ValueError("the cause")
+        except ValueError:
+            logging.getLogger("backprop").exception("run ended badly")
+    finally:
+        logging.getLogger().handlers[:] = []
+    assert "run ended badly" in captured.getvalue()
+    assert "ValueError: the cause" in captured.getvalue()
+    assert "\x1b[" not in captured.getvalue()  # no terminal colours in a log
+    assert not [w for w in recwarn if "format_exc_info" in str(w.message)]
