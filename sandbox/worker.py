@@ -184,6 +184,7 @@ class Worker:
             detail=detail,
             queue={name: len(pool.waiting) for name, pool in self.pools.items()},
             compile_cache={name: pool.cache_state for name, pool in self.pools.items()},
+            slots={name: pool.slots for name, pool in self.pools.items()},
         )
 
     def status_message(self) -> dict[str, Any]:

@@ -46,6 +46,7 @@ from sandbox.protocol import Event, Finished, RunRequest, RunResult, Started, Ve
 
 log = logging.getLogger("backprop.agent")
 MAX_DELIVERIES = 2  # the first, and one more when the first never started the run
+UNREPORTED_SLOTS = 2  # taken at once when neither the worker nor the command line says
 WATCH_SECONDS = 0.25  # how often cancels are looked for (a cancel takes about this long)
 
 
@@ -64,14 +65,14 @@ class Agent:
         executor: Executor,
         *,
         pool: str,
-        slots: int,
+        slots: int | None,
         timing: FleetTiming,
         metrics: AgentMetrics | None = None,
     ) -> None:
         self.redis = redis
         self.executor = executor
         self.pool = pool
-        self.slots = slots
+        self.slots = slots  # at most this many at once; None: as many as the worker runs
         self.timing = timing
         self.metrics = metrics or AgentMetrics()
         self.agent_id = f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(3)}"
@@ -84,6 +85,16 @@ class Agent:
     @property
     def ready(self) -> bool:
         return self.worker.available and self.pool in self.worker.backends
+
+    @property
+    def capacity(self) -> int:
+        """How many runs it takes at once: as many as the worker runs on this pool, fewer if
+        `slots` says so. Never more: a run waiting in the worker's own queue has been handed
+        over, so an agent death would end it `internal_error` instead of delivering it again."""
+        runs_at_once = self.worker.slots.get(self.pool)
+        if runs_at_once is None:  # a worker that does not say (or none yet)
+            return self.slots or UNREPORTED_SLOTS
+        return min(runs_at_once, self.slots) if self.slots else runs_at_once
 
     async def run(self, stop: asyncio.Event) -> None:
         """Take and run jobs until `stop` is set; then let the runs in hand end."""
@@ -103,7 +114,7 @@ class Agent:
     async def _take_until(self, stop: asyncio.Event) -> None:
         lease_ms, block_ms = self.timing.lease_ms, int(self.timing.heartbeat_seconds * 1000)
         while not stop.is_set():
-            free = self.slots - len(self.tasks)
+            free = self.capacity - len(self.tasks)
             if free <= 0 or not self.ready:
                 self.changed.clear()
                 with contextlib.suppress(TimeoutError):
@@ -239,18 +250,32 @@ class Agent:
         return liveness.AgentInfo(
             agent_id=self.agent_id,
             pool=self.pool,
-            slots=self.slots,
-            free=max(0, self.slots - len(self.tasks)),
+            slots=self.capacity,
+            free=max(0, self.capacity - len(self.tasks)),
             device=self.worker.devices.get(self.pool, ""),
             ready=self.ready,
         )
 
+    def _say_capacity(self) -> None:
+        runs_at_once = self.worker.slots.get(self.pool)
+        if self.slots and runs_at_once is not None and self.slots > runs_at_once:
+            log.warning(
+                "--slots %d is more than the %d %s runs the worker runs at once: taking %d",
+                self.slots,
+                runs_at_once,
+                self.pool,
+                runs_at_once,
+            )
+        if self.ready:
+            log.info("worker ready: taking up to %d %s runs at once", self.capacity, self.pool)
+
     async def _beat_forever(self) -> None:
         while not self.stopping:
-            was_ready = self.ready
+            was = self.ready, self.capacity
             self.worker = await self.executor.status()
-            if self.ready != was_ready:
+            if (self.ready, self.capacity) != was:
                 self.changed.set()
+                self._say_capacity()
             try:
                 await liveness.advertise(self.redis, self._info(), self.timing.lease_ms)
                 for held in list(self.held.values()):

@@ -43,7 +43,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default="socket",
         help="`fake` plays scripted runs instead (no code runs): for tests only",
     )
-    parser.add_argument("--slots", type=int, default=2, help="runs it takes at once")
+    parser.add_argument(
+        "--slots",
+        type=int,
+        default=None,
+        help="runs it takes at once, at most (default: as many as its worker runs on the pool)",
+    )
     parser.add_argument(
         "--heartbeat-seconds", type=float, default=2.0, help="as FLEET_HEARTBEAT_SECONDS"
     )
@@ -68,7 +73,10 @@ async def run_agent(args: argparse.Namespace) -> None:
         asyncio.get_running_loop().add_signal_handler(signum, stop.set)
     agent = Agent(redis, executor, pool=args.pool, slots=args.slots, timing=timing, metrics=metrics)
     logging.getLogger("backprop.agent").info(
-        "agent %s serving the %s pool (%d slots)", agent.agent_id, args.pool, args.slots
+        "agent %s serving the %s pool (%s)",
+        agent.agent_id,
+        args.pool,
+        f"at most {args.slots} runs at once" if args.slots else "as many runs as its worker",
     )
     try:
         await agent.run(stop)
@@ -86,7 +94,7 @@ def main(argv: list[str] | None = None) -> int:
 def start(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     """Run the agent the parsed arguments describe, until SIGTERM or SIGINT."""
     if (
-        args.slots < 1
+        (args.slots is not None and args.slots < 1)
         or args.heartbeat_seconds <= 0
         or args.lease_seconds <= args.heartbeat_seconds
     ):

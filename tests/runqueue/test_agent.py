@@ -1,18 +1,30 @@
 """A runner agent in this process (app/agent) against a real redis-server, with executors
 that fail the way a sandbox worker can: gone before the run was handed over (the run is
 delivered again: the second delivery runs it), or lost mid-run (it ends `internal_error`,
-never run again)."""
+never run again); and an agent takes no more runs at once than its worker runs."""
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator
+from dataclasses import replace
+
+import pytest
 
 from app.agent.agent import Agent
 from app.agent.executors import ScriptExecutor
+from app.runqueue.fleet import liveness
 from app.runqueue.fleet.queue import FleetTiming, RedisRunQueue
 from app.runqueue.worker_socket import WorkerLost, WorkerUnreachable
-from sandbox.protocol import Backend, Event, RunRequest, RunResult, Started, Verdict
+from sandbox.protocol import (
+    Backend,
+    Event,
+    RunRequest,
+    RunResult,
+    Started,
+    Verdict,
+    WorkerStatus,
+)
 from tests.support.aio import run_async
 from tests.support.redis_server import RedisServer
 
@@ -98,3 +110,67 @@ def test_a_worker_lost_mid_run_ends_it_internal_error_never_again(
     assert (result.verdict, attempt) == (Verdict.INTERNAL_ERROR, 1)
     assert "it was not run again" in result.detail
     assert executor.calls == 1 and observer.starts == [1]
+
+
+class Counted(ScriptExecutor):
+    """The script, each run taking a moment, with the most runs it had at once; its status
+    says the worker runs `worker_slots` cpu runs at once (None: says nothing)."""
+
+    def __init__(self, worker_slots: int | None) -> None:
+        super().__init__("cpu")
+        self.worker_slots = worker_slots
+        self.running = self.most = 0
+
+    async def status(self) -> WorkerStatus:
+        status = await super().status()
+        return replace(
+            status, slots={} if self.worker_slots is None else {"cpu": self.worker_slots}
+        )
+
+    async def run(self, request: RunRequest, cancel: asyncio.Event) -> AsyncIterator[Event]:
+        self.running += 1
+        self.most = max(self.most, self.running)
+        try:
+            await asyncio.sleep(0.3)
+            async for event in super().run(request, cancel):
+                yield event
+        finally:
+            self.running -= 1
+
+
+@pytest.mark.parametrize(
+    ("worker_slots", "slots", "at_once"),
+    [
+        (1, None, 1),  # as many as the worker runs
+        (1, 4, 1),  # never more, whatever the command line says
+        (3, 2, 2),  # fewer, when the command line says so
+        (None, None, 2),  # a worker that does not say: two
+    ],
+)
+def test_an_agent_takes_no_more_runs_at_once_than_its_worker_runs(
+    redis_server: RedisServer, worker_slots: int | None, slots: int | None, at_once: int
+) -> None:
+    async def scenario() -> tuple[int, int]:
+        observer = Observer()
+        queue = RedisRunQueue(redis_server.url, observer, TIMING)
+        await queue.start()
+        executor = Counted(worker_slots)
+        agent = Agent(queue.redis, executor, pool="cpu", slots=slots, timing=TIMING)
+        stop = asyncio.Event()
+        running = asyncio.create_task(agent.run(stop))
+        try:
+            while not (await queue.status()).available:
+                await asyncio.sleep(0.05)
+            [advertised] = await liveness.live_agents(queue.redis, "cpu")
+            for n in range(4):
+                await queue.submit(RunRequest(id=f"r{n}", code="print('ran')", backend=Backend.CPU))
+            while len(observer.ends) < 4:
+                await asyncio.sleep(0.05)
+            return advertised.slots, executor.most
+        finally:
+            stop.set()
+            await asyncio.wait_for(running, 10)
+            await queue.close()
+
+    advertised, most = run_async(scenario())
+    assert (advertised, most) == (at_once, at_once)

@@ -162,6 +162,8 @@ def test_status_says_ready_and_said_starting_while_it_warmed(worker: WorkerHandl
     assert status.state is WorkerState.READY and message["available"] is True
     assert status.detail == "ready" and status.protocol == PROTOCOL_VERSION
     assert "cpu" in status.backends and status.devices["cpu"]
+    # What an agent in front of it takes at once: by default one per core.
+    assert status.slots["cpu"] == os.cpu_count() and status.slots.get("cuda", 1) == 1
     # The socket answered before the zygote was warm (it takes seconds to import torch).
     assert worker.states_seen[0] == "starting" and worker.states_seen[-1] == "ready"
 
