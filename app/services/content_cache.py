@@ -26,7 +26,7 @@ from app.services.query import Vocabulary
 RECHECK_SECONDS = 2.0
 MAX_CACHED_SEARCHES = 512
 _VERSION = core_select(func.count(), func.max(col(ContentFile.imported_at)))
-Ranked = list[tuple[int, Markup, Markup]]  # (item id, title, snippet) best first
+Ranked = list[tuple[int, Markup, Markup | None]]  # (item id, title, snippet) best first
 
 
 @dataclass

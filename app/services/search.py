@@ -1,15 +1,16 @@
 """Full-text search over items: SQLite's FTS5 (ranked by BM25, matches highlighted), or
-ILIKE matching on databases without it."""
+ILIKE matching on databases without it (PostgreSQL), ranked here with the same weights."""
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from html import escape
 
 from markupsafe import Markup
-from sqlalchemy import Connection, or_, text
+from sqlalchemy import Connection, and_, or_, text
 from sqlalchemy import select as core_select
 from sqlmodel import col
 
@@ -26,12 +27,13 @@ FEW_HITS = 3  # fewer items than this match every word: those matching any word 
 # Private-use characters mark matches inside SQLite's snippets; the text is HTML-escaped
 # first and only then are the markers turned into <mark>, so content can never inject HTML.
 _OPEN, _CLOSE = "\ue000", "\ue001"
+# Title matches weigh most, then the explanation, then code: in both rankings.
+TITLE_WEIGHT, PROSE_WEIGHT, CODE_WEIGHT = 10.0, 3.0, 1.0
 _FTS = text(
     "SELECT rowid, highlight(item_search, 0, :o, :c), "
     "snippet(item_search, -1, :o, :c, '…', 16) "
     "FROM item_search WHERE item_search MATCH :m "
-    # Title matches weigh most, then the explanation, then code.
-    "ORDER BY bm25(item_search, 10.0, 3.0, 1.0)"
+    f"ORDER BY bm25(item_search, {TITLE_WEIGHT}, {PROSE_WEIGHT}, {CODE_WEIGHT})"
 )
 
 
@@ -55,10 +57,12 @@ def search(connection: Connection, rows: Sequence[ItemRow], terms: list[str]) ->
 
 
 def search_any(connection: Connection, rows: Sequence[ItemRow], terms: list[str]) -> list[ItemHit]:
-    """The rows matching any of the terms, best first (FTS5 only; elsewhere none)."""
-    if not terms or not rows or connection.dialect.name != "sqlite":
+    """The rows matching any of the terms, best first."""
+    if not terms or not rows:
         return []
-    return _fts_search(connection, rows, " OR ".join(f'"{t}"*' for t in terms))
+    if connection.dialect.name == "sqlite":
+        return _fts_search(connection, rows, " OR ".join(f'"{t}"*' for t in terms))
+    return _like_search(connection, rows, terms, every=False)
 
 
 def _fts_search(connection: Connection, rows: Sequence[ItemRow], match: str) -> list[ItemHit]:
@@ -81,42 +85,113 @@ def _allowed(ranked: Ranked, rows: Sequence[ItemRow]) -> list[ItemHit]:
 
 
 def _like_search(
-    connection: Connection, rows: Sequence[ItemRow], terms: list[str]
+    connection: Connection, rows: Sequence[ItemRow], terms: list[str], *, every: bool = True
 ) -> list[ItemHit]:
-    """Databases without FTS5: every term must occur in the title, prose or code."""
-    statement = core_select(col(Item.id), col(Item.body_text)).where(
-        col(Item.id).in_([r.id for r in rows])
-    )
+    """Databases without FTS5: the rows whose title, prose or code holds every term (or any,
+    unless `every`) where a word starts, best first. Ranked over all items once per import
+    and query, as FTS5's answers are, then narrowed to `rows`."""
+    snapshot = content_cache.snapshot(connection)
+    key = ("every: " if every else "any: ") + " ".join(terms)  # FTS5's keys start with '"'
+    ranked = snapshot.cached_search(key)
+    if ranked is None:
+        ranked = _like_ranked(connection, snapshot.rows, terms, every)
+        snapshot.keep_search(key, ranked)
+    return _allowed(ranked, rows)
+
+
+def _like_ranked(
+    connection: Connection, rows: Sequence[ItemRow], terms: list[str], every: bool
+) -> Ranked:
+    conditions = []
     for term in terms:
         # \w+ terms may hold "_", a LIKE wildcard: match it literally.
         pattern = "%" + term.replace("\\", "\\\\").replace("_", "\\_") + "%"
         in_code = core_select(col(CodeSample.item_id)).where(
             col(CodeSample.code).ilike(pattern, escape="\\")
         )
-        statement = statement.where(
+        conditions.append(
             or_(
                 col(Item.title).ilike(pattern, escape="\\"),
                 col(Item.body_text).ilike(pattern, escape="\\"),
                 col(Item.id).in_(in_code),
             )
         )
+    statement = core_select(col(Item.id), col(Item.body_text)).where(
+        and_(*conditions) if every else or_(*conditions)
+    )
     found: dict[int | None, str] = {i: text_ for i, text_ in connection.execute(statement)}
-    ordered = sorted((r for r in rows if r.id in found), key=lambda r: (r.deck_slug, r.number))
-    return [_like_hit(r, found[r.id], terms) for r in ordered]
+    code: dict[int | None, list[str]] = {}
+    samples = core_select(col(CodeSample.item_id), col(CodeSample.code)).where(
+        col(CodeSample.item_id).in_(list(found))
+    )
+    for item_id, sample in connection.execute(samples):
+        code.setdefault(item_id, []).append(sample)
+    # LIKE finds the term anywhere; FTS5 and a reader find it where a word starts.
+    uses = {
+        r.id: _uses(terms, (r.title, found[r.id], "\n".join(code.get(r.id, []))))
+        for r in rows
+        if r.id in found
+    }
+    held = all if every else any
+    uses = {i: counts for i, counts in uses.items() if held(map(sum, counts.values()))}
+    weights = _rarity(list(uses.values()), terms, len(rows))
+    scored = [(_score(uses[r.id], weights), r) for r in rows if r.id in uses]
+    scored.sort(key=lambda pair: (-pair[0], pair[1].deck_slug, pair[1].number))
+    marks = re.compile("|".join(rf"\b{re.escape(t)}" for t in terms), re.IGNORECASE)
+    return [
+        (r.id, _like_marked(r.title, marks), _like_snippet(found[r.id], marks)) for _, r in scored
+    ]
 
 
-def _like_hit(item: ItemRow, body_text: str, terms: list[str]) -> ItemHit:
-    pattern = re.compile("|".join(re.escape(t) for t in terms), re.IGNORECASE)
+Uses = dict[str, tuple[int, int, int]]  # term → words starting with it in title, prose, code
 
-    def mark(s: str) -> Markup:
-        return _marked(pattern.sub(lambda m: f"{_OPEN}{m.group(0)}{_CLOSE}", s))
 
-    found = pattern.search(body_text)
-    snippet = None
-    if found:
-        start = max(0, found.start() - 80)
-        snippet = mark(("…" if start else "") + body_text[start : start + 200] + "…")
-    return ItemHit(item=item, title_html=mark(item.title), snippet_html=snippet)
+def _word_start(term: str) -> re.Pattern[str]:
+    return re.compile(rf"\b{re.escape(term)}", re.IGNORECASE)
+
+
+def _uses(terms: list[str], parts: tuple[str, str, str]) -> Uses:
+    counts: Uses = {}
+    for term in terms:
+        title, prose, code = (len(_word_start(term).findall(part)) for part in parts)
+        counts[term] = (title, prose, code)
+    return counts
+
+
+def _rarity(found: list[Uses], terms: list[str], searched: int) -> dict[str, float]:
+    """Each term's weight: higher the fewer of the `searched` items hold it (BM25's inverse
+    document frequency), so an item holding a rare word of the query ranks above one holding
+    only a common one."""
+    weights = {}
+    for term in terms:
+        holding = sum(1 for uses in found if sum(uses[term]))
+        weights[term] = math.log(1 + (searched - holding + 0.5) / (holding + 0.5))
+    return weights
+
+
+def _score(uses: Uses, weights: dict[str, float]) -> float:
+    """How well an item matches: per term, its uses in each part with diminishing returns
+    (a word's tenth use adds less than its second), the parts weighted as FTS5's ranking
+    weighs them and the terms by their rarity."""
+    return sum(
+        rarity * weight * math.log1p(count)
+        for term, rarity in weights.items()
+        for count, weight in zip(uses[term], (TITLE_WEIGHT, PROSE_WEIGHT, CODE_WEIGHT), strict=True)
+    )
+
+
+def _like_marked(s: str, marks: re.Pattern[str]) -> Markup:
+    return _marked(marks.sub(lambda m: f"{_OPEN}{m.group(0)}{_CLOSE}", s))
+
+
+def _like_snippet(prose: str, marks: re.Pattern[str]) -> Markup | None:
+    """About 200 characters of the prose around its first match (none when only code
+    matched)."""
+    found = marks.search(prose)
+    if not found:
+        return None
+    start = max(0, found.start() - 80)
+    return _like_marked(("…" if start else "") + prose[start : start + 200] + "…", marks)
 
 
 def _marked(s: str) -> Markup:

@@ -7,7 +7,7 @@ from fastapi.testclient import TestClient
 from sqlalchemy.engine import Engine
 
 from app.services.items import ItemFilter, all_rows
-from app.services.search import _like_search, find
+from app.services.search import FEW_HITS, _like_search, find
 
 
 def hits(engine: Engine, **filters: object) -> list:
@@ -58,6 +58,39 @@ def test_like_fallback_matches_underscore_literally_and_searches_code(engine: En
         wildcard = _like_search(connection, rows, ["no_such"])
     assert "vanishing-exploding-gradients" in code_hits
     assert wildcard == []
+
+
+@pytest.mark.parametrize(
+    ("word", "first"),
+    [
+        ("dropout", "dropout"),
+        ("lstm", "rnns-and-lstms"),
+        ("warmup", "learning-rate-scheduling"),
+        ("adam", "optimizers-sgd-momentum-rmsprop-adam"),
+        ("he", "weight-initialization"),  # a short word: where words start, not inside them
+    ],
+)
+def test_the_fallback_ranks_as_full_text_search_does(engine: Engine, word: str, first: str) -> None:
+    # PostgreSQL's search: the item holding the word most, where it weighs most, comes first
+    # (the same as FTS5's BM25 on SQLite), not the first in deck order.
+    with engine.connect() as connection:
+        assert _like_search(connection, all_rows(connection), [word])[0].item.slug == first
+
+
+def test_the_fallback_finds_words_that_start_with_a_term_not_ones_that_hold_it(
+    engine: Engine,
+) -> None:
+    with engine.connect() as connection:
+        rows = all_rows(connection)
+        assert _like_search(connection, rows, ["forward"])  # in many items' prose and code
+        assert _like_search(connection, rows, ["ward"]) == []  # no word starts with it
+
+
+def test_when_few_items_hold_every_word_those_holding_any_follow(engine: Engine) -> None:
+    every = hits(engine, q="memory leak gpu")
+    assert len(every) >= FEW_HITS
+    each = [{h.item.slug for h in hits(engine, q=word)} for word in ("memory", "leak", "gpu")]
+    assert {h.item.slug for h in every} == set.union(*each)
 
 
 @pytest.mark.parametrize(
