@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Annotated
 
-from fastapi import Depends, Request
+from fastapi import Depends, Header, Request
 from fastapi.security import HTTPAuthorizationCredentials
 from sqlalchemy import Connection
 from sqlalchemy.engine import Engine
@@ -119,6 +119,18 @@ async def identify(
 
 
 IdentityDep = Annotated[Identity, Depends(identify)]
+# Starting a run (POST /api/runs, POST /api/labs/{slug}/runs) may name itself, to be retried.
+IdempotencyKey = Annotated[
+    str | None,
+    Header(
+        alias="Idempotency-Key",
+        description=(
+            "Up to 64 letters, digits, '-', '_', '.' or ':' (a UUID, say) naming this request: "
+            "sent again by the same owner, it answers with the same run instead of starting "
+            "another."
+        ),
+    ),
+]
 
 
 async def _current_user(request: Request, identity: IdentityDep) -> User:

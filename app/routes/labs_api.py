@@ -9,6 +9,7 @@ from sqlalchemy import Connection
 from app.deps import (
     ClientDep,
     EngineDep,
+    IdempotencyKey,
     IdentityDep,
     RunLimiterDep,
     RunQueueDep,
@@ -82,9 +83,14 @@ async def run_lab(
     limiter: RunLimiterDep,
     settings: SettingsDep,
     body: LabRunCreate | None = None,
+    idempotency_key: IdempotencyKey = None,
 ) -> RunAccepted:
     """Run the lab's own code: follow it at /api/runs/{id}/events. When it ends, the timing
-    receipt is in its output and kept with the lab (GET /api/labs/{slug})."""
+    receipt is in its output and kept with the lab (GET /api/labs/{slug}).
+
+    An `Idempotency-Key` header works as on POST /api/runs: the same key from the same owner
+    answers with the run it started first; the same key for another lab or backend is
+    refused with 422."""
     row = _lab(session.connection(), slug)
     page = items.item_detail(session.connection(), slug=row.slug, with_samples=True)
     origin = origin_for(session, identity, client=client, item_slug=row.slug, sample=1)
@@ -97,5 +103,6 @@ async def run_lab(
         backend=backend,
         origin=origin,
         token_secret=settings.resolved_secret_key(),
+        idempotency_key=idempotency_key,
     )
     return RunAccepted.of(submitted)

@@ -16,6 +16,7 @@ from starlette.exceptions import HTTPException
 from app.deps import (
     ClientDep,
     EngineDep,
+    IdempotencyKey,
     IdentityDep,
     LearnerDep,
     RunLimiterDep,
@@ -45,10 +46,6 @@ async def _run_token(
 
 
 RunToken = Annotated[str | None, Depends(_run_token)]
-IDEMPOTENCY_KEY_HELP = (
-    "Up to 64 letters, digits, '-', '_', '.' or ':' (a UUID, say) naming this request: sent "
-    "again by the same owner, it answers with the same run instead of starting another."
-)
 NOT_JSON = "Rejected: the request body is not valid JSON in UTF-8."
 
 
@@ -98,9 +95,7 @@ async def start_run(
     queue: RunQueueDep,
     limiter: RunLimiterDep,
     settings: SettingsDep,
-    idempotency_key: Annotated[
-        str | None, Header(alias="Idempotency-Key", description=IDEMPOTENCY_KEY_HELP)
-    ] = None,
+    idempotency_key: IdempotencyKey = None,
 ) -> RunAccepted:
     """Queue code to run; follow it at /api/runs/{id}/events. A client with neither cookies
     nor a bearer token gets a capability token for the run in the answer.

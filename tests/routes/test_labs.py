@@ -105,3 +105,23 @@ def test_only_labs_can_be_run_as_labs(client: TestClient) -> None:
     assert client.get("/api/labs/dropout").status_code == 404
     refused = client.post("/api/labs/dropout/runs", json={})
     assert refused.status_code == 404 and "No lab is called 'dropout'" in refused.json()["detail"]
+
+
+def test_a_lab_run_retried_with_its_idempotency_key_starts_nothing_more(
+    client: TestClient,
+) -> None:
+    key = {"Idempotency-Key": "lab-retry-1"}
+    first = client.post("/api/labs/lab-mlp-item-26/runs", json={"backend": "cpu"}, headers=key)
+    again = client.post("/api/labs/lab-mlp-item-26/runs", json={"backend": "cpu"}, headers=key)
+    assert first.status_code == again.status_code == 202
+    assert (again.json()["id"], again.json()["token"]) == (
+        first.json()["id"],
+        first.json()["token"],
+    )
+    for other in ("/api/labs/lab-graph-break/runs", "/api/runs"):
+        body = {"backend": "cpu"} if "labs" in other else {"code": "print(1)", "backend": "cpu"}
+        refused = client.post(other, json=body, headers=key)
+        assert refused.status_code == 422, refused.text
+        assert "already used for a different request" in refused.json()["detail"]
+    bad = client.post("/api/labs/lab-mlp-item-26/runs", json={}, headers={"Idempotency-Key": "a b"})
+    assert bad.status_code == 400 and "Idempotency-Key header" in bad.json()["detail"]
