@@ -22,6 +22,7 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 from fastapi.testclient import TestClient
 from sqlalchemy import create_engine, text
@@ -56,22 +57,29 @@ def database(folder: Path) -> Iterator[str]:
         admin.dispose()
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--requests", type=int, default=400)
-    args = parser.parse_args()
-    folder = Path(tempfile.mkdtemp(prefix="backprop-admission-"))
+@contextmanager
+def app_in_process(**settings: Any) -> Iterator[tuple[TestClient, str]]:
+    """The app over a fresh database (`database`), started, with scripted runs and `settings`:
+    a client of it, and the database's URL."""
+    folder = Path(tempfile.mkdtemp(prefix="backprop-bench-"))
     with database(folder) as url:
-        settings = Settings(
+        chosen = Settings(
             database_url=url,
             data_dir=folder / "data",
             secret_key="bench",
             run_queue=RunQueueKind.fake,
-            runs_per_minute=10**6,
-            runs_per_minute_per_client=10**6,
+            **settings,
         )
-        with TestClient(create_app(settings)) as client:
-            times = [one_run(client) for _ in range(WARM_UP + args.requests)][WARM_UP:]
+        with TestClient(create_app(chosen)) as client:
+            yield client, url
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--requests", type=int, default=400)
+    args = parser.parse_args()
+    with app_in_process(runs_per_minute=10**6, runs_per_minute_per_client=10**6) as (client, url):
+        times = [one_run(client) for _ in range(WARM_UP + args.requests)][WARM_UP:]
     times_ms = sorted(t * 1000 for t in times)
     engine = make_url(url).get_backend_name()
     p50 = statistics.median(times_ms)

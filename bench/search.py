@@ -18,21 +18,17 @@ from __future__ import annotations
 import argparse
 import statistics
 import sys
-import tempfile
 import time
 from pathlib import Path
 
-from fastapi.testclient import TestClient
 from sqlalchemy.engine import make_url
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from app.db import make_engine
-from app.main import create_app
 from app.services.items import ItemFilter
 from app.services.search import find
-from app.settings import RunQueueKind, Settings
-from bench.run_admission import database
+from bench.run_admission import app_in_process
 
 # Queries as learners type them, by kind.
 QUERIES = {
@@ -47,20 +43,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--rounds", type=int, default=30)
     args = parser.parse_args()
-    folder = Path(tempfile.mkdtemp(prefix="backprop-search-"))
-    with database(folder) as url:
-        settings = Settings(
-            database_url=url,
-            data_dir=folder / "data",
-            secret_key="bench",
-            run_queue=RunQueueKind.fake,
-        )
+    with app_in_process() as (client, url):
         engine = make_engine(url)
         found: dict[str, list[float]] = {q: [] for qs in QUERIES.values() for q in qs}
         page: dict[str, list[float]] = {q: [] for q in found}
         first: dict[str, float] = {}
         hits: dict[str, int] = {}
-        with TestClient(create_app(settings)) as client, engine.connect() as connection:
+        with engine.connect() as connection:
             for round_ in range(args.rounds + 1):
                 for query in found:
                     started = time.perf_counter()

@@ -27,6 +27,7 @@ RECHECK_SECONDS = 2.0
 MAX_CACHED_SEARCHES = 512
 _VERSION = core_select(func.count(), func.max(col(ContentFile.imported_at)))
 Ranked = list[tuple[int, Markup, Markup | None]]  # (item id, title, snippet) best first
+ItemText = tuple[str, str, str]  # an item's title, prose, and code (its samples in order)
 
 
 @dataclass
@@ -44,6 +45,7 @@ class Snapshot:
 
     measured_by: dict[str, list[ItemRow]] = field(default_factory=dict)
     words: Vocabulary | None = None  # made on the first search that needs it (vocabulary)
+    item_texts: dict[int, ItemText] | None = None  # read on the first search that needs it
 
     def __post_init__(self) -> None:
         for row in self.rows:
@@ -69,13 +71,30 @@ class Snapshot:
             self.searches.move_to_end(match)
         return found
 
+    def texts(self, connection: Connection) -> dict[int, ItemText]:
+        """Every item's words by its id: read once per import, for the vocabulary and for
+        searching where FTS5 is missing."""
+        if self.item_texts is None:
+            code: dict[int, list[str]] = {}
+            samples = core_select(col(CodeSample.item_id), col(CodeSample.code)).order_by(
+                col(CodeSample.item_id), col(CodeSample.index)
+            )
+            for item_id, sample in connection.execute(samples):
+                code.setdefault(item_id, []).append(sample)
+            items = connection.execute(
+                core_select(col(Item.id), col(Item.title), col(Item.body_text))
+            )
+            self.item_texts = {
+                item_id: (title, prose, "\n".join(code.get(item_id, [])))
+                for item_id, title, prose in items
+                if item_id is not None  # stored items have one
+            }
+        return self.item_texts
+
     def vocabulary(self, connection: Connection) -> Vocabulary:
-        """The content's words, for correcting typos in queries; read once per import."""
+        """The content's words, for correcting typos in queries; made once per import."""
         if self.words is None:
-            statement = core_select(col(Item.title), col(Item.body_text))
-            texts = [f"{title} {body}" for title, body in connection.execute(statement)]
-            code = connection.execute(core_select(col(CodeSample.code))).scalars()
-            self.words = Vocabulary.of([*texts, *code])
+            self.words = Vocabulary.of("\n".join(text) for text in self.texts(connection).values())
         return self.words
 
     def keep_search(self, match: str, ranked: Ranked) -> None:

@@ -1,5 +1,6 @@
-"""Full-text search over items: SQLite's FTS5 (ranked by BM25, matches highlighted), or
-ILIKE matching on databases without it (PostgreSQL), ranked here with the same weights."""
+"""Full-text search over items: SQLite's FTS5 (ranked by BM25, matches highlighted), or, on
+databases without it (PostgreSQL), the same matching and weights over the content's text kept
+per import (content_cache)."""
 
 from __future__ import annotations
 
@@ -10,14 +11,11 @@ from dataclasses import dataclass
 from html import escape
 
 from markupsafe import Markup
-from sqlalchemy import Connection, and_, or_, text
-from sqlalchemy import select as core_select
-from sqlmodel import col
+from sqlalchemy import Connection, text
 
 from app.domain import InvalidFilter
-from app.models import CodeSample, Item
 from app.services import content_cache
-from app.services.content_cache import Ranked
+from app.services.content_cache import ItemText, Ranked
 from app.services.items import ItemFilter, ItemHit, ItemRow, filtered
 from app.services.query import understand
 
@@ -53,7 +51,7 @@ def search(connection: Connection, rows: Sequence[ItemRow], terms: list[str]) ->
         return []
     if connection.dialect.name == "sqlite":
         return _fts_search(connection, rows, " ".join(f'"{t}"*' for t in terms))
-    return _like_search(connection, rows, terms)
+    return _plain_search(connection, rows, terms)
 
 
 def search_any(connection: Connection, rows: Sequence[ItemRow], terms: list[str]) -> list[ItemHit]:
@@ -62,7 +60,7 @@ def search_any(connection: Connection, rows: Sequence[ItemRow], terms: list[str]
         return []
     if connection.dialect.name == "sqlite":
         return _fts_search(connection, rows, " OR ".join(f'"{t}"*' for t in terms))
-    return _like_search(connection, rows, terms, every=False)
+    return _plain_search(connection, rows, terms, every=False)
 
 
 def _fts_search(connection: Connection, rows: Sequence[ItemRow], match: str) -> list[ItemHit]:
@@ -84,76 +82,46 @@ def _allowed(ranked: Ranked, rows: Sequence[ItemRow]) -> list[ItemHit]:
     ]
 
 
-def _like_search(
+def _plain_search(
     connection: Connection, rows: Sequence[ItemRow], terms: list[str], *, every: bool = True
 ) -> list[ItemHit]:
     """Databases without FTS5: the rows whose title, prose or code holds every term (or any,
-    unless `every`) where a word starts, best first. Ranked over all items once per import
-    and query, as FTS5's answers are, then narrowed to `rows`."""
+    unless `every`) where a word starts, as FTS5's prefix queries match, best first. Ranked
+    over all items once per import and query, as FTS5's answers are, then narrowed to
+    `rows`."""
     snapshot = content_cache.snapshot(connection)
     key = ("every: " if every else "any: ") + " ".join(terms)  # FTS5's keys start with '"'
     ranked = snapshot.cached_search(key)
     if ranked is None:
-        ranked = _like_ranked(connection, snapshot.rows, terms, every)
+        ranked = _plain_ranked(snapshot.rows, snapshot.texts(connection), terms, every)
         snapshot.keep_search(key, ranked)
     return _allowed(ranked, rows)
 
 
-def _like_ranked(
-    connection: Connection, rows: Sequence[ItemRow], terms: list[str], every: bool
+def _plain_ranked(
+    rows: Sequence[ItemRow], texts: dict[int, ItemText], terms: list[str], every: bool
 ) -> Ranked:
-    conditions = []
-    for term in terms:
-        # \w+ terms may hold "_", a LIKE wildcard: match it literally.
-        pattern = "%" + term.replace("\\", "\\\\").replace("_", "\\_") + "%"
-        in_code = core_select(col(CodeSample.item_id)).where(
-            col(CodeSample.code).ilike(pattern, escape="\\")
-        )
-        conditions.append(
-            or_(
-                col(Item.title).ilike(pattern, escape="\\"),
-                col(Item.body_text).ilike(pattern, escape="\\"),
-                col(Item.id).in_(in_code),
-            )
-        )
-    statement = core_select(col(Item.id), col(Item.body_text)).where(
-        and_(*conditions) if every else or_(*conditions)
-    )
-    found: dict[int | None, str] = {i: text_ for i, text_ in connection.execute(statement)}
-    code: dict[int | None, list[str]] = {}
-    samples = core_select(col(CodeSample.item_id), col(CodeSample.code)).where(
-        col(CodeSample.item_id).in_(list(found))
-    )
-    for item_id, sample in connection.execute(samples):
-        code.setdefault(item_id, []).append(sample)
-    # LIKE finds the term anywhere; FTS5 and a reader find it where a word starts.
-    uses = {
-        r.id: _uses(terms, (r.title, found[r.id], "\n".join(code.get(r.id, []))))
-        for r in rows
-        if r.id in found
-    }
     held = all if every else any
+    uses = {r.id: _uses(terms, texts[r.id]) for r in rows}
     uses = {i: counts for i, counts in uses.items() if held(map(sum, counts.values()))}
     weights = _rarity(list(uses.values()), terms, len(rows))
     scored = [(_score(uses[r.id], weights), r) for r in rows if r.id in uses]
     scored.sort(key=lambda pair: (-pair[0], pair[1].deck_slug, pair[1].number))
     marks = re.compile("|".join(rf"\b{re.escape(t)}" for t in terms), re.IGNORECASE)
     return [
-        (r.id, _like_marked(r.title, marks), _like_snippet(found[r.id], marks)) for _, r in scored
+        (r.id, _plain_marked(r.title, marks), _plain_snippet(texts[r.id][1], marks))
+        for _, r in scored
     ]
 
 
 Uses = dict[str, tuple[int, int, int]]  # term → words starting with it in title, prose, code
 
 
-def _word_start(term: str) -> re.Pattern[str]:
-    return re.compile(rf"\b{re.escape(term)}", re.IGNORECASE)
-
-
-def _uses(terms: list[str], parts: tuple[str, str, str]) -> Uses:
+def _uses(terms: list[str], parts: ItemText) -> Uses:
     counts: Uses = {}
     for term in terms:
-        title, prose, code = (len(_word_start(term).findall(part)) for part in parts)
+        starts = re.compile(rf"\b{re.escape(term)}", re.IGNORECASE)
+        title, prose, code = (len(starts.findall(part)) for part in parts)
         counts[term] = (title, prose, code)
     return counts
 
@@ -180,18 +148,18 @@ def _score(uses: Uses, weights: dict[str, float]) -> float:
     )
 
 
-def _like_marked(s: str, marks: re.Pattern[str]) -> Markup:
+def _plain_marked(s: str, marks: re.Pattern[str]) -> Markup:
     return _marked(marks.sub(lambda m: f"{_OPEN}{m.group(0)}{_CLOSE}", s))
 
 
-def _like_snippet(prose: str, marks: re.Pattern[str]) -> Markup | None:
+def _plain_snippet(prose: str, marks: re.Pattern[str]) -> Markup | None:
     """About 200 characters of the prose around its first match (none when only code
     matched)."""
     found = marks.search(prose)
     if not found:
         return None
     start = max(0, found.start() - 80)
-    return _like_marked(("…" if start else "") + prose[start : start + 200] + "…", marks)
+    return _plain_marked(("…" if start else "") + prose[start : start + 200] + "…", marks)
 
 
 def _marked(s: str) -> Markup:

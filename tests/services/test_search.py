@@ -7,7 +7,7 @@ from fastapi.testclient import TestClient
 from sqlalchemy.engine import Engine
 
 from app.services.items import ItemFilter, all_rows
-from app.services.search import FEW_HITS, _like_search, find
+from app.services.search import FEW_HITS, _plain_search, find
 
 
 def hits(engine: Engine, **filters: object) -> list:
@@ -51,11 +51,11 @@ def test_a_query_without_words_matches_nothing(engine: Engine, query: str) -> No
         assert hits(engine, q=query) == []
 
 
-def test_like_fallback_matches_underscore_literally_and_searches_code(engine: Engine) -> None:
+def test_the_fallback_matches_underscores_and_searches_code(engine: Engine) -> None:
     with engine.connect() as connection:
         rows = all_rows(connection)
-        code_hits = {h.item.slug for h in _like_search(connection, rows, ["clip_grad_norm_"])}
-        wildcard = _like_search(connection, rows, ["no_such"])
+        code_hits = {h.item.slug for h in _plain_search(connection, rows, ["clip_grad_norm_"])}
+        wildcard = _plain_search(connection, rows, ["no_such"])
     assert "vanishing-exploding-gradients" in code_hits
     assert wildcard == []
 
@@ -74,7 +74,7 @@ def test_the_fallback_ranks_as_full_text_search_does(engine: Engine, word: str, 
     # PostgreSQL's search: the item holding the word most, where it weighs most, comes first
     # (the same as FTS5's BM25 on SQLite), not the first in deck order.
     with engine.connect() as connection:
-        assert _like_search(connection, all_rows(connection), [word])[0].item.slug == first
+        assert _plain_search(connection, all_rows(connection), [word])[0].item.slug == first
 
 
 def test_the_fallback_finds_words_that_start_with_a_term_not_ones_that_hold_it(
@@ -82,8 +82,8 @@ def test_the_fallback_finds_words_that_start_with_a_term_not_ones_that_hold_it(
 ) -> None:
     with engine.connect() as connection:
         rows = all_rows(connection)
-        assert _like_search(connection, rows, ["forward"])  # in many items' prose and code
-        assert _like_search(connection, rows, ["ward"]) == []  # no word starts with it
+        assert _plain_search(connection, rows, ["forward"])  # in many items' prose and code
+        assert _plain_search(connection, rows, ["ward"]) == []  # no word starts with it
 
 
 def test_when_few_items_hold_every_word_those_holding_any_follow(engine: Engine) -> None:
