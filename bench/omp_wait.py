@@ -25,7 +25,7 @@ from worker import ROOT, run_lab, started_worker, status
 from app.importer.parse import parse_catalogue, parse_item
 
 CONTENT = ROOT / "content"
-# A short training loop over several small models (about 3 s alone on two cores), and one
+# A short training loop over several small models (3 to 5 s alone on two cores), and one
 # that compiles a ResNet-50 training step from nothing (about 35 s alone).
 SHORT = ("deep-learning/28-hyperparameter-tuning-order.md", 2)
 COMPILING = ("torch-compile/05-compiled-resnet50-training-step.md", 2)

@@ -23,7 +23,8 @@ NVML_CHECK = "PYTORCH_NVML_BASED_CUDA_CHECK"
 # OpenMP threads that wait for work sleep rather than spin. The worker runs one CPU run per
 # core, each with two threads under a two-CPU quota, so runs side by side oversubscribe the
 # cores; spinning threads then burn the quota that the working ones need. Measured with
-# bench/omp_wait.py (a 3 s sample beside a torch.compile: 75 s spinning, 6 s sleeping).
+# bench/omp_wait.py (a 4.6 s training sample beside a cold torch.compile took 59.9 s with
+# spinning threads, 5.1 s with sleeping ones; sandbox/README.md has the table).
 # libgomp reads it when torch loads it, in the zygote: a run cannot change it afterwards.
 OPENMP_WAITING = {"OMP_WAIT_POLICY": "PASSIVE"}
 

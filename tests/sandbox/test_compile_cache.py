@@ -5,7 +5,6 @@ later run loads."""
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 import re
 import time
@@ -16,6 +15,7 @@ from sqlalchemy import Engine
 from sqlmodel import Session, select
 
 from app.models import CodeSample, Item
+from app.services.labs import parse_results
 from sandbox.compile_cache import lab_programs, seal
 from tests.support.paths import CONTENT_DIR
 from tests.support.sandbox_worker import needs_isolation, running_worker
@@ -55,9 +55,7 @@ print("mounts", open("/proc/self/mountinfo").read())
 def _result_line(result: dict[str, Any]) -> dict[str, Any]:
     out = "".join(event.get("data", "") for event in result["events"])
     assert "TAMPERED" not in out, out
-    found = re.search(r"^BACKPROP_LAB_RESULT (\{.*\})$", out, re.MULTILINE)
-    assert found, out
-    line: dict[str, Any] = json.loads(found.group(1))
+    (line,) = parse_results(out)  # as the site reads it (app/services/labs.py)
     return line
 
 
