@@ -107,7 +107,8 @@ def _plain_ranked(
     weights = _rarity(list(uses.values()), terms, len(rows))
     scored = [(_score(uses[r.id], weights), r) for r in rows if r.id in uses]
     scored.sort(key=lambda pair: (-pair[0], pair[1].deck_slug, pair[1].number))
-    marks = re.compile("|".join(rf"\b{re.escape(t)}" for t in terms), re.IGNORECASE)
+    # The whole word a term begins is marked, as FTS5's highlight() marks its tokens.
+    marks = re.compile(rf"\b(?:{'|'.join(map(re.escape, terms))})\w*", re.IGNORECASE)
     return [
         (r.id, _plain_marked(r.title, marks), _plain_snippet(texts[r.id][1], marks))
         for _, r in scored

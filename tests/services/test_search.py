@@ -77,6 +77,12 @@ def test_the_fallback_ranks_as_full_text_search_does(engine: Engine, word: str, 
         assert _plain_search(connection, all_rows(connection), [word])[0].item.slug == first
 
 
+def test_the_fallback_marks_the_whole_word_a_term_begins(engine: Engine) -> None:
+    with engine.connect() as connection:
+        [top, *_] = _plain_search(connection, all_rows(connection), ["gpu"])
+    assert "<mark>GPUs</mark>" in top.title_html + (top.snippet_html or "")
+
+
 def test_the_fallback_finds_words_that_start_with_a_term_not_ones_that_hold_it(
     engine: Engine,
 ) -> None:
