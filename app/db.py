@@ -1,7 +1,13 @@
-"""Database engine and clock. SQLite runs in WAL mode with foreign keys on."""
+"""Database engine and clock. SQLite runs in WAL mode with foreign keys on.
+
+Database work never runs on the event loop (docs/architecture.md): handlers and
+dependencies that query are plain `def`, which FastAPI runs in its thread pool, and async
+code hands its database work to a thread. The pool is sized for that thread pool, and a
+request that cannot get a connection soon is answered 503 rather than kept waiting."""
 
 from __future__ import annotations
 
+import asyncio
 import fcntl
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -15,12 +21,20 @@ from sqlalchemy.engine import Connection, Engine, make_url
 from sqlalchemy.pool import StaticPool
 from sqlmodel import Session, create_engine
 
+# FastAPI's thread pool runs 40 handlers at once; with a connection each at hand, a handler
+# thread seldom waits for one. One that waits longer than POOL_TIMEOUT_SECONDS gives up, and
+# the request is answered 503 with Retry-After (app/web/errors.py).
+POOL_SIZE = 10
+POOL_OVERFLOW = 30
+POOL_TIMEOUT_SECONDS = 3.0
+POOL = {"pool_size": POOL_SIZE, "max_overflow": POOL_OVERFLOW, "pool_timeout": POOL_TIMEOUT_SECONDS}
+
 
 def make_engine(database_url: str) -> Engine:
     """Create the engine; for SQLite, make the folder and set the pragmas on every connection."""
     url = make_url(database_url)
     if url.get_backend_name() != "sqlite":
-        return create_engine(database_url, pool_pre_ping=True)
+        return create_engine(database_url, pool_pre_ping=True, **POOL)
 
     in_memory = url.database in (None, "", ":memory:")
     if not in_memory:
@@ -29,7 +43,7 @@ def make_engine(database_url: str) -> Engine:
         database_url,
         connect_args={"check_same_thread": False},
         # One shared connection is the only way an in-memory database survives between sessions.
-        poolclass=StaticPool if in_memory else None,
+        **({"poolclass": StaticPool} if in_memory else POOL),
     )
 
     @event.listens_for(engine, "connect")
@@ -45,6 +59,15 @@ def make_engine(database_url: str) -> Engine:
         cursor.close()
 
     return engine
+
+
+async def close_off_loop(session: Session) -> None:
+    """End `session` from async code: at once when it has nothing begun (no I/O), else in a
+    worker thread, where its rollback and the connection's return to the pool happen."""
+    if session.in_transaction():
+        await asyncio.to_thread(session.close)
+    else:
+        session.close()
 
 
 def is_sqlite(engine: Engine) -> bool:

@@ -5,6 +5,7 @@ and everything a handler may ask for comes out of it through an `Annotated` alia
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from datetime import datetime
@@ -12,10 +13,10 @@ from typing import Annotated
 
 from fastapi import Depends, Header, Request
 from fastapi.security import HTTPAuthorizationCredentials
-from sqlalchemy import Connection
 from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
+from app.db import close_off_loop
 from app.domain import Identity, LearnerScope, NotAllowed, SignInRequired
 from app.models import User
 from app.runqueue import RunQueue
@@ -55,28 +56,26 @@ async def _engine(request: Request) -> Engine:
 
 
 async def _session(request: Request) -> AsyncIterator[Session]:
-    """One session per request. Declared async so FastAPI runs it on the event loop rather
-    than hopping to a worker thread; see app/routes/pages.py for why page queries run there
-    too."""
-    with Session(app_state(request).engine) as session:
+    """One session per request, for the plain `def` handlers and dependencies that query
+    through it (FastAPI runs those in its thread pool). Making it costs no I/O, so it is made
+    here; it ends as soon as the handler returns (scope "function"), in a thread when it
+    still holds a connection (app.db.close_off_loop)."""
+    session = Session(app_state(request).engine)
+    try:
         yield session
+    finally:
+        await close_off_loop(session)
 
 
-async def _connection(request: Request) -> AsyncIterator[Connection]:
-    """A plain connection for read-only pages: rows, no ORM session."""
-    with app_state(request).engine.connect() as connection:
-        yield connection
-
-
-async def _now(request: Request) -> datetime:
+def _now(request: Request) -> datetime:
+    # Plain `def`: on PostgreSQL the clock asks the database.
     return app_state(request).clock()
 
 
 SettingsDep = Annotated[Settings, Depends(_settings)]
 NowDep = Annotated[datetime, Depends(_now)]
 EngineDep = Annotated[Engine, Depends(_engine)]
-SessionDep = Annotated[Session, Depends(_session)]
-ConnectionDep = Annotated[Connection, Depends(_connection)]
+SessionDep = Annotated[Session, Depends(_session, scope="function")]
 
 
 async def _run_queue(request: Request) -> RunQueue:
@@ -113,7 +112,11 @@ async def identify(
     if cached is not None:
         return cached
     await web_identity.check_csrf(request, bearer=credentials is not None)
-    identity, user = web_identity.resolve(request, credentials, engine=app_state(request).engine)
+    engine = app_state(request).engine
+    if web_identity.needs_lookup(request, credentials):
+        identity, user = await asyncio.to_thread(web_identity.resolve, request, credentials, engine)
+    else:  # a guest: nothing to look up
+        identity, user = web_identity.resolve(request, None, None)
     request.state.identity, request.state.user = identity, user
     return identity
 
@@ -155,15 +158,30 @@ async def _admin(user: CurrentUser) -> User:
 AdminUser = Annotated[User, Depends(_admin)]
 
 
-async def _learner(session: SessionDep, identity: IdentityDep) -> LearnerScope | None:
-    return learners.resolve(session, identity)
+# The learner dependencies query, so they are plain `def` (run in the thread pool). Each
+# ends its read transaction before returning, so no connection stays checked out while
+# FastAPI moves on to the handler, whose queries check one out again. The one exception is
+# a learner made on first need (a new guest's first change): it belongs to the handler's
+# transaction, so that a change refused later leaves nothing behind.
 
 
-async def _reader(session: SessionDep, identity: IdentityDep) -> LearnerScope:
-    return learners.for_reading(session, identity)
+def _learner(session: SessionDep, identity: IdentityDep) -> LearnerScope | None:
+    scope = learners.resolve(session, identity)
+    session.commit()
+    return scope
 
 
-async def _writer(session: SessionDep, identity: IdentityDep) -> LearnerScope:
+def _reader(session: SessionDep, identity: IdentityDep) -> LearnerScope:
+    scope = learners.for_reading(session, identity)
+    session.commit()
+    return scope
+
+
+def _writer(session: SessionDep, identity: IdentityDep) -> LearnerScope:
+    scope = learners.resolve(session, identity)
+    if scope is not None:
+        session.commit()
+        return scope
     return learners.resolve_or_create(session, identity)
 
 
@@ -187,6 +205,11 @@ async def count_due(request: Request, identity: IdentityDep) -> None:
     browser that has recorded something, kept on request.state for the templates."""
     if not (identity.signed_in or identity.known_browser):
         return
-    now = app_state(request).clock()  # only now: on PostgreSQL it asks the database
-    with app_state(request).engine.connect() as connection:
-        request.state.due_for_review = review.due_for(connection, identity, now=now)
+    state = app_state(request)
+    request.state.due_for_review = await asyncio.to_thread(_due, state, identity)
+
+
+def _due(state: AppState, identity: Identity) -> int:
+    now = state.clock()  # only now: on PostgreSQL it asks the database
+    with state.engine.connect() as connection:
+        return review.due_for(connection, identity, now=now)

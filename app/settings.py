@@ -6,7 +6,7 @@ import secrets
 from enum import StrEnum
 from pathlib import Path
 
-from pydantic import Field, model_validator
+from pydantic import Field, PrivateAttr, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
@@ -33,6 +33,7 @@ class Settings(BaseSettings):
     """Every setting, its default and what it is for. `/docs` and the README list these."""
 
     model_config = SettingsConfigDict(env_file=None, extra="ignore")
+    _generated_key: str | None = PrivateAttr(None)  # resolved_secret_key's, once read
 
     host: str = Field("127.0.0.1", description="Address the web server listens on.")
     port: int = Field(8000, ge=1, le=65535, description="Port the web server listens on.")
@@ -151,8 +152,8 @@ class Settings(BaseSettings):
         2,
         ge=1,
         le=16,
-        description="Password hashes (argon2, about 64 MiB and 50 ms each) computed at once, off "
-        "the event loop; further checks wait their turn.",
+        description="Password hashes (argon2, about 64 MiB and 50 ms each) computed at once, in "
+        "the handlers' threads; further checks wait their turn.",
     )
     trusted_proxies: str = Field(
         "",
@@ -188,12 +189,15 @@ class Settings(BaseSettings):
         return self
 
     def resolved_secret_key(self) -> str:
-        """The configured key, or one generated once into DATA_DIR/secret_key and reused."""
+        """The configured key, or one generated once into DATA_DIR/secret_key and reused.
+        Read from the file once (at start-up), then kept: requests never wait on the disk."""
         if self.secret_key:
             return self.secret_key
-        path = self.data_dir / "secret_key"
-        if not path.exists():
-            self.data_dir.mkdir(parents=True, exist_ok=True)
-            path.write_text(secrets.token_urlsafe(48))
-            path.chmod(0o600)
-        return path.read_text().strip()
+        if self._generated_key is None:
+            path = self.data_dir / "secret_key"
+            if not path.exists():
+                self.data_dir.mkdir(parents=True, exist_ok=True)
+                path.write_text(secrets.token_urlsafe(48))
+                path.chmod(0o600)
+            self._generated_key = path.read_text().strip()
+        return self._generated_key

@@ -32,7 +32,7 @@ NextField = Annotated[str | None, Form(max_length=500)]
 
 
 @router.get("/signup")
-async def signup_page(request: Request, identity: IdentityDep, next: str | None = None) -> Response:
+def signup_page(request: Request, identity: IdentityDep, next: str | None = None) -> Response:
     """The sign-up form."""
     if identity.signed_in:
         return RedirectResponse(safe_next(next), status_code=303)
@@ -40,7 +40,7 @@ async def signup_page(request: Request, identity: IdentityDep, next: str | None 
 
 
 @router.post("/signup")
-async def signup(
+def signup(
     request: Request,
     session: SessionDep,
     identity: IdentityDep,
@@ -54,7 +54,7 @@ async def signup(
     """Create the account, carry this browser's guest progress into it, and sign in."""
     target = safe_next(next)
     try:
-        user = await accounts.sign_up(
+        user = accounts.sign_up(
             session, guards, username=username, password=password, client=client
         )
     except DomainError as exc:
@@ -74,7 +74,7 @@ async def signup(
 
 
 @router.get("/signin")
-async def signin_page(request: Request, identity: IdentityDep, next: str | None = None) -> Response:
+def signin_page(request: Request, identity: IdentityDep, next: str | None = None) -> Response:
     """The sign-in form."""
     if identity.signed_in:
         return RedirectResponse(safe_next(next), status_code=303)
@@ -82,7 +82,7 @@ async def signin_page(request: Request, identity: IdentityDep, next: str | None 
 
 
 @router.post("/signin")
-async def signin(
+def signin(
     request: Request,
     session: SessionDep,
     identity: IdentityDep,
@@ -96,7 +96,7 @@ async def signin(
     """Check the password; start a new session (ending the old one) and merge guest data."""
     target = safe_next(next)
     try:
-        user = await accounts.sign_in(
+        user = accounts.sign_in(
             session, guards, username=username, password=password, client=client
         )
     except DomainError as exc:
@@ -106,7 +106,7 @@ async def signin(
 
 
 @router.post("/signout")
-async def signout(session: SessionDep, identity: IdentityDep) -> Response:
+def signout(session: SessionDep, identity: IdentityDep) -> Response:
     """End this browser's session."""
     if identity.session_token:
         accounts.end_session(session, identity.session_token)
@@ -125,7 +125,7 @@ def _account_page(
 
 
 @router.get("/account")
-async def account_page(
+def account_page(
     request: Request, user: CurrentUser, done: Annotated[str | None, Query(max_length=32)] = None
 ) -> HTMLResponse:
     """Password, recovery codes, export and deletion."""
@@ -138,7 +138,7 @@ async def account_page(
 
 
 @router.post("/account/password")
-async def change_password(
+def change_password(
     request: Request,
     session: SessionDep,
     identity: IdentityDep,
@@ -150,7 +150,7 @@ async def change_password(
 ) -> HTMLResponse:
     """A new password; every other browser and every API token is signed out."""
     try:
-        await accounts.change_password(
+        accounts.change_password(
             session,
             guards,
             user=session.merge(user),
@@ -168,7 +168,7 @@ async def change_password(
 
 
 @router.get("/account/export")
-async def export_download(scope: ReaderDep, user: CurrentUser) -> Response:
+def export_download(scope: ReaderDep, user: CurrentUser) -> Response:
     """Everything stored about the account, as a JSON download."""
     body = export(scope, user)
     return Response(
@@ -179,7 +179,7 @@ async def export_download(scope: ReaderDep, user: CurrentUser) -> Response:
 
 
 @router.post("/account/delete")
-async def delete_account(
+def delete_account(
     request: Request,
     session: SessionDep,
     user: CurrentUser,
@@ -189,7 +189,7 @@ async def delete_account(
 ) -> Response:
     """Delete the account and everything attached to it, after the password is confirmed."""
     try:
-        await accounts.delete_account(session, guards, user=user, password=password, client=client)
+        accounts.delete_account(session, guards, user=user, password=password, client=client)
     except DomainError as exc:
         return _account_page(request, user, error=exc)
     session.commit()

@@ -14,7 +14,7 @@ router = APIRouter(include_in_schema=False, dependencies=[Depends(identify)])
 
 
 @router.get("/admin/questions")
-async def question_insight(request: Request, session: SessionDep, admin: AdminUser) -> HTMLResponse:
+def question_insight(request: Request, session: SessionDep, admin: AdminUser) -> HTMLResponse:
     """Each question's share of right answers, discrimination and option picks, flagged."""
     context = {
         "stats": authoring.question_stats(session),

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import asyncio
 from typing import Annotated
 
 from fastapi import APIRouter, Query, Response
 from sqlalchemy import text
+from sqlalchemy.engine import Engine
 
 from app.deps import EngineDep, RunQueueDep
 from app.domain import Difficulty
@@ -14,7 +16,6 @@ from app.services import items, search
 from app.services.items import ItemFilter
 
 router = APIRouter(prefix="/api", tags=["api"])
-# `async def` with synchronous SQLite reads, for the reason given in app/routes/pages.py.
 
 
 @router.get("/health", responses={503: {"model": Health}})
@@ -23,13 +24,8 @@ async def health(engine: EngineDep, queue: RunQueueDep, response: Response) -> H
     """Whether the app, its database and the code sandbox are usable; 503 when the database
     is not (so a container health check fails). The sandbox's `state` says `starting` while
     its worker is still loading PyTorch."""
-    sandbox = await queue.status()  # before the query: see pages.py
-    try:
-        with engine.connect() as connection:
-            connection.execute(text("SELECT 1"))
-        database = "ok"
-    except Exception as exc:  # the point is to report it, whatever it is
-        database = f"error: {type(exc).__name__}"
+    sandbox = await queue.status()
+    database = await asyncio.to_thread(_database_state, engine)
     if database != "ok":
         response.status_code = 503
     return Health(
@@ -37,8 +33,18 @@ async def health(engine: EngineDep, queue: RunQueueDep, response: Response) -> H
     )
 
 
+def _database_state(engine: Engine) -> str:
+    """'ok', or what went wrong asking the database for SELECT 1 (blocking)."""
+    try:
+        with engine.connect() as connection:
+            connection.execute(text("SELECT 1"))
+    except Exception as exc:  # the point is to report it, whatever it is
+        return f"error: {type(exc).__name__}"
+    return "ok"
+
+
 @router.get("/items", responses=errors(422))
-async def list_items(
+def list_items(
     engine: EngineDep,
     deck: Annotated[str | None, Query(max_length=64, description="Deck slug.")] = None,
     topic: Annotated[str | None, Query(max_length=64, description="Topic slug.")] = None,
@@ -56,7 +62,7 @@ async def list_items(
 
 
 @router.get("/items/{slug}", responses=errors(404))
-async def get_item(slug: str, engine: EngineDep) -> ItemPublic:
+def get_item(slug: str, engine: EngineDep) -> ItemPublic:
     """One item with its Markdown, code samples and quiz prompts."""
     with engine.connect() as connection:
         page = items.item_detail(connection, slug=slug, with_samples=True)

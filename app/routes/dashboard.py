@@ -18,7 +18,7 @@ router = APIRouter(include_in_schema=False, dependencies=[Depends(identify), Dep
 
 
 @router.get("/dashboard")
-async def dashboard_page(
+def dashboard_page(
     request: Request,
     scope: ReaderDep,
     now: NowDep,
@@ -46,6 +46,6 @@ async def dashboard_page(
 
 
 @router.get("/notes")
-async def notes_page(request: Request, scope: ReaderDep) -> HTMLResponse:
+def notes_page(request: Request, scope: ReaderDep) -> HTMLResponse:
     """Every note the learner keeps, in full, newest change first."""
     return render(request, "progress/notes.html", {"notes": dashboard.notes(scope)})

@@ -3,8 +3,11 @@ a run of a lab's own code (whose result is kept, as when it runs from the lab's 
 
 from __future__ import annotations
 
+import asyncio
+
 from fastapi import APIRouter, Depends
 from sqlalchemy import Connection
+from sqlalchemy.engine import Engine
 
 from app.deps import (
     ClientDep,
@@ -13,16 +16,16 @@ from app.deps import (
     IdentityDep,
     RunLimiterDep,
     RunQueueDep,
-    SessionDep,
     SettingsDep,
     identify,
 )
-from app.domain import NotFound
+from app.domain import Identity, NotFound
 from app.schemas import RunAccepted, errors
 from app.schemas.labs import LabPublic, LabRunCreate, MeasurementPublic
 from app.services import content_cache, items, labs, runs
 from app.services.items import ItemRow
 from app.services.run_origin import origin_for
+from app.services.runs import RunOrigin
 
 LAB_DECK = "labs"
 
@@ -38,7 +41,7 @@ def _lab(connection: Connection, slug: str) -> ItemRow:
 
 
 @router.get("")
-async def list_labs(engine: EngineDep) -> list[LabPublic]:
+def list_labs(engine: EngineDep) -> list[LabPublic]:
     """Every lab, with its latest measurements on each device."""
     with engine.connect() as connection:
         rows = [r for r in content_cache.snapshot(connection).rows if r.deck_slug == LAB_DECK]
@@ -54,7 +57,7 @@ async def list_labs(engine: EngineDep) -> list[LabPublic]:
 
 
 @router.get("/{slug}", responses=errors(404))
-async def get_lab(slug: str, engine: EngineDep) -> LabPublic:
+def get_lab(slug: str, engine: EngineDep) -> LabPublic:
     """One lab, with every measurement kept (the most recent per device)."""
     with engine.connect() as connection:
         row = _lab(connection, slug)
@@ -75,7 +78,6 @@ async def get_lab(slug: str, engine: EngineDep) -> LabPublic:
 )
 async def run_lab(
     slug: str,
-    session: SessionDep,
     identity: IdentityDep,
     client: ClientDep,
     engine: EngineDep,
@@ -91,18 +93,27 @@ async def run_lab(
     An `Idempotency-Key` header works as on POST /api/runs: the same key from the same owner
     answers with the run it started first; the same key for another lab or backend is
     refused with 422."""
-    row = _lab(session.connection(), slug)
-    page = items.item_detail(session.connection(), slug=row.slug, with_samples=True)
-    origin = origin_for(session, identity, client=client, item_slug=row.slug, sample=1)
+    code, origin = await asyncio.to_thread(_lab_code_and_origin, engine, identity, slug, client)
     backend = body.backend if body else "auto"
     submitted = await runs.submit(
         engine,
         queue,
         limiter,
-        code=page.samples[0].code,
+        code=code,
         backend=backend,
         origin=origin,
         token_secret=settings.resolved_secret_key(),
         idempotency_key=idempotency_key,
     )
     return RunAccepted.of(submitted)
+
+
+def _lab_code_and_origin(
+    engine: Engine, identity: Identity, slug: str, client: str
+) -> tuple[str, RunOrigin]:
+    """The lab's code and the run's origin (blocking: called in a thread)."""
+    with engine.connect() as connection:
+        row = _lab(connection, slug)
+        page = items.item_detail(connection, slug=row.slug, with_samples=True)
+    origin = origin_for(engine, identity, client=client, item_slug=row.slug, sample=1)
+    return page.samples[0].code, origin

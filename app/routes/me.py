@@ -47,12 +47,12 @@ def _public(user: User) -> UserPublic:
 
 
 @router.post("/users", status_code=201, responses=errors(409))
-async def create_user(
+def create_user(
     body: UserCreate, session: SessionDep, guards: AccountGuardsDep, client: ClientDep
 ) -> NewUser:
     """Create an account. Sign in with POST /api/token. The answer holds the account's
     recovery codes, this once: each sets a new password at /forgot if it is forgotten."""
-    user = await accounts.sign_up(
+    user = accounts.sign_up(
         session, guards, username=body.username, password=body.password, client=client
     )
     codes = recovery.issue(session, user)
@@ -61,7 +61,7 @@ async def create_user(
 
 
 @router.post("/token")
-async def token(
+def token(
     form: Annotated[OAuth2PasswordRequestForm, Depends()],
     session: SessionDep,
     settings: SettingsDep,
@@ -69,7 +69,7 @@ async def token(
     client: ClientDep,
 ) -> Token:
     """OAuth2 password flow: a bearer token for `Authorization: Bearer <token>`."""
-    user = await accounts.sign_in(
+    user = accounts.sign_in(
         session, guards, username=form.username, password=form.password, client=client
     )
     value = accounts.issue_token(session, user=user, minutes=settings.token_minutes)
@@ -78,13 +78,13 @@ async def token(
 
 
 @router.get("/me")
-async def me(user: CurrentUser) -> UserPublic:
+def me(user: CurrentUser) -> UserPublic:
     """The account the token or cookie belongs to."""
     return _public(user)
 
 
 @router.get("/me/progress")
-async def my_progress(scope: ReaderDep, user: CurrentUser) -> ProgressPublic:
+def my_progress(scope: ReaderDep, user: CurrentUser) -> ProgressPublic:
     """The dashboard's figures: status counts, per deck and topic, streak, activity, where to
     go on, bookmarks and recent runs."""
     board = dashboard.dashboard(scope, content_cache.snapshot(scope.session.connection()).catalogue)
@@ -92,14 +92,14 @@ async def my_progress(scope: ReaderDep, user: CurrentUser) -> ProgressPublic:
 
 
 @router.get("/me/items/{slug}", responses=errors(404))
-async def my_item(slug: str, scope: ReaderDep, user: CurrentUser) -> ItemProgressPublic:
+def my_item(slug: str, scope: ReaderDep, user: CurrentUser) -> ItemProgressPublic:
     """One's progress, bookmark and note on one item."""
     item = items.item_row(scope.session.connection(), slug=slug)
     return ItemProgressPublic.of(item.slug, study.progress_of(scope, item))
 
 
 @router.put("/me/items/{slug}", responses=errors(404))
-async def update_my_item(
+def update_my_item(
     slug: str, body: ItemProgressUpdate, user: CurrentUser, scope: WriterDep
 ) -> ItemProgressPublic:
     """Bookmark an item or write its note."""
@@ -113,6 +113,6 @@ async def update_my_item(
 
 
 @router.get("/me/export")
-async def my_export(scope: ReaderDep, user: CurrentUser) -> Export:
+def my_export(scope: ReaderDep, user: CurrentUser) -> Export:
     """Everything stored about the account: progress, notes, checks, activity, runs."""
     return Export.model_validate(export(scope, user))

@@ -18,7 +18,7 @@ COVERED_FIELD = re.compile(r"^covered-(\d{1,2})$")
 
 
 @router.post("/quizzes/{quiz_id}/mock/next")
-async def next_prompt(
+def next_prompt(
     quiz_id: str,
     scope: ReaderDep,
     now: NowDep,
@@ -30,15 +30,25 @@ async def next_prompt(
     return RedirectResponse(f"/quizzes/{quiz_id}", status_code=303)
 
 
-@router.post("/quizzes/{quiz_id}/mock/grade")
-async def grade(request: Request, quiz_id: str, scope: ReaderDep, now: NowDep) -> Response:
-    """Grade every answer by the key points ticked (fields covered-N, one per prompt)."""
+async def _covered(request: Request) -> dict[int, list[int]]:
+    """The key points ticked per prompt: form fields covered-N, as many as were ticked."""
     form = await request.form()
     covered: dict[int, list[int]] = {}
     for name, value in form.multi_items():
         found = COVERED_FIELD.match(name)
         if found and isinstance(value, str) and value.isdigit():
             covered.setdefault(int(found.group(1)), []).append(int(value))
+    return covered
+
+
+@router.post("/quizzes/{quiz_id}/mock/grade")
+def grade(
+    quiz_id: str,
+    scope: ReaderDep,
+    now: NowDep,
+    covered: Annotated[dict[int, list[int]], Depends(_covered)],
+) -> Response:
+    """Grade every answer by the key points ticked (fields covered-N, one per prompt)."""
     mock.grade(scope, quiz_id, covered=covered, now=now)
     scope.session.commit()
     return RedirectResponse(f"/quizzes/{quiz_id}", status_code=303)

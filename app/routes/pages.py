@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from typing import Annotated
 from urllib.parse import urlencode
 
@@ -9,7 +10,6 @@ from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import HTMLResponse
 
 from app.deps import (
-    ConnectionDep,
     EngineDep,
     IdentityDep,
     LearnerDep,
@@ -31,12 +31,8 @@ PROGRESS_FILTERS = {
     "bookmarked": "Bookmarked",
 }
 
-# Handlers are `async def` although their queries are synchronous: SQLite answers these
-# reads from a local file in well under a millisecond, less than the hop to a worker thread
-# that FastAPI makes for plain `def` handlers (see bench/http_load.py for the figures).
-# The rule that comes with it: never `await` while holding a connection (after its first
-# query), or many waiting requests exhaust the pool and block the loop. Dependencies that
-# await (the run queue's status) are therefore resolved before any connection is opened.
+# Handlers that query are plain `def` (FastAPI runs them in its thread pool); the item page
+# awaits the sandbox's status first, so it is async and does its reading in one thread hop.
 
 
 # What the home page confirms after a redirect to it (/?done=signed-out).
@@ -47,15 +43,16 @@ DONE_MESSAGES = {
 
 
 @router.api_route("/", methods=["GET", "HEAD"])
-async def home(
+def home(
     request: Request,
-    connection: ConnectionDep,
+    engine: EngineDep,
     learner: LearnerDep,
     done: Annotated[str | None, Query(max_length=32)] = None,
 ) -> HTMLResponse:
     """What Backprop offers and the decks to start from; for a returning learner, first
     where to go on, what is due for review and their streak."""
-    catalogue = content_cache.snapshot(connection).catalogue
+    with engine.connect() as connection:
+        catalogue = content_cache.snapshot(connection).catalogue
     welcome = dashboard.welcome(learner) if learner is not None else None
     context = {"catalogue": catalogue, "welcome": welcome, "done": DONE_MESSAGES.get(done or "")}
     return render(request, "home.html", context)
@@ -67,9 +64,9 @@ def _blank_is_none(value: str | None) -> str | None:
 
 
 @router.api_route("/items", methods=["GET", "HEAD"])
-async def item_list(
+def item_list(
     request: Request,
-    connection: ConnectionDep,
+    engine: EngineDep,
     identity: IdentityDep,
     deck: Annotated[str | None, Query(max_length=64)] = None,
     topic: Annotated[str | None, Query(max_length=64)] = None,
@@ -89,37 +86,38 @@ async def item_list(
         difficulty=items.parse_difficulty(_blank_is_none(difficulty)),
         q=_blank_is_none(q),
     )
-    found = search.find(connection, filters)
-    hits = found.hits
-    reader = standing(connection, identity)
-    if progress == "bookmarked":
-        hits = [h for h in hits if h.item.id in reader.bookmarked]
-    elif progress:
-        hits = [h for h in hits if reader.status_of(h.item.id) is Status(progress)]
-    query = {
-        k: v
-        for k, v in (
-            ("deck", filters.deck),
-            ("topic", filters.topic),
-            ("difficulty", filters.difficulty),
-            ("q", filters.q),
-            ("progress", progress),
-        )
-        if v
-    }
-    snapshot = content_cache.snapshot(connection)
-    context = {
-        "catalogue": snapshot.catalogue,
-        "counts": snapshot.counts,
-        "filters": filters,
-        "progress": progress,
-        "progress_filters": PROGRESS_FILTERS,
-        "statuses": reader.statuses if reader.known else None,
-        "bookmarked": reader.bookmarked,
-        "hits": hits,
-        "corrected": found.corrected,
-        "query_string": urlencode(query),
-    }
+    with engine.connect() as connection:
+        found = search.find(connection, filters)
+        hits = found.hits
+        reader = standing(connection, identity)
+        if progress == "bookmarked":
+            hits = [h for h in hits if h.item.id in reader.bookmarked]
+        elif progress:
+            hits = [h for h in hits if reader.status_of(h.item.id) is Status(progress)]
+        query = {
+            k: v
+            for k, v in (
+                ("deck", filters.deck),
+                ("topic", filters.topic),
+                ("difficulty", filters.difficulty),
+                ("q", filters.q),
+                ("progress", progress),
+            )
+            if v
+        }
+        snapshot = content_cache.snapshot(connection)
+        context = {
+            "catalogue": snapshot.catalogue,
+            "counts": snapshot.counts,
+            "filters": filters,
+            "progress": progress,
+            "progress_filters": PROGRESS_FILTERS,
+            "statuses": reader.statuses if reader.known else None,
+            "bookmarked": reader.bookmarked,
+            "hits": hits,
+            "corrected": found.corrected,
+            "query_string": urlencode(query),
+        }
     return render(request, "items/list.html", context, fragment="items/_results.html")
 
 
@@ -129,8 +127,9 @@ async def item_detail(
 ) -> HTMLResponse:
     """One question: explanation, tables, code, quiz prompts, neighbours, and what the
     reader has done with it. Opening it counts as a visit for a returning browser."""
-    sandbox = await queue.status()  # before any connection is held: see above
-    page, view, lab = open_item(engine, identity, slug=slug, record=request.method == "GET")
+    sandbox = await queue.status()
+    record = request.method == "GET"
+    page, view, lab = await asyncio.to_thread(open_item, engine, identity, slug=slug, record=record)
     context = {
         "page": page,
         "item": page.item,
@@ -143,7 +142,7 @@ async def item_detail(
 
 
 @router.get("/items/{slug}/measurements")
-async def lab_measurements(
+def lab_measurements(
     request: Request, slug: str, identity: IdentityDep, engine: EngineDep
 ) -> HTMLResponse:
     """A lab's kept measurements alone: what its page swaps in when a run of it ends, so a

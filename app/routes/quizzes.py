@@ -9,7 +9,7 @@ from typing import Annotated
 from fastapi import APIRouter, Depends, Form, Query, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
-from app.deps import ConnectionDep, NowDep, ReaderDep, WriterDep, count_due, identify
+from app.deps import NowDep, ReaderDep, WriterDep, count_due, identify
 from app.domain import InvalidInput
 from app.services import content_cache, quizzes, review
 from app.services.mock import SECONDS_PER_PROMPT
@@ -21,10 +21,10 @@ TIME_CHOICES_MINUTES = (5, 10, 15, 20, 30, 45, 60)
 
 
 @router.get("/quizzes")
-async def quiz_home(request: Request, scope: ReaderDep, connection: ConnectionDep) -> HTMLResponse:
+def quiz_home(request: Request, scope: ReaderDep) -> HTMLResponse:
     """Choose a quiz; the attempts so far."""
     context = {
-        "catalogue": content_cache.snapshot(connection).catalogue,
+        "catalogue": content_cache.snapshot(scope.session.connection()).catalogue,
         "history": quizzes.history(scope),
         "min_questions": MIN_QUESTIONS,
         "max_questions": MAX_QUESTIONS,
@@ -34,7 +34,7 @@ async def quiz_home(request: Request, scope: ReaderDep, connection: ConnectionDe
 
 
 @router.post("/quizzes")
-async def start_quiz(
+def start_quiz(
     scope: WriterDep,
     now: NowDep,
     count: Annotated[int, Form(ge=1, le=MAX_QUESTIONS)] = 10,
@@ -52,7 +52,7 @@ async def start_quiz(
 
 
 @router.get("/quizzes/{quiz_id}")
-async def quiz_page(
+def quiz_page(
     request: Request,
     quiz_id: str,
     scope: ReaderDep,
@@ -72,7 +72,7 @@ async def quiz_page(
 
 
 @router.post("/quizzes/{quiz_id}/answers")
-async def answer(
+def answer(
     request: Request,
     quiz_id: str,
     scope: ReaderDep,
@@ -94,7 +94,7 @@ async def answer(
 
 
 @router.post("/quizzes/{quiz_id}/submit")
-async def submit(quiz_id: str, scope: ReaderDep, now: NowDep) -> Response:
+def submit(quiz_id: str, scope: ReaderDep, now: NowDep) -> Response:
     """End the quiz now and show the results."""
     quizzes.submit(scope, quiz_id, now=now)
     scope.session.commit()
@@ -102,7 +102,7 @@ async def submit(quiz_id: str, scope: ReaderDep, now: NowDep) -> Response:
 
 
 @router.get("/review")
-async def review_page(request: Request, scope: ReaderDep, now: NowDep) -> HTMLResponse:
+def review_page(request: Request, scope: ReaderDep, now: NowDep) -> HTMLResponse:
     """What is due for review today, and a way to start."""
     due = review.due_questions(scope, now=now, limit=MAX_QUESTIONS)
     context = {"due": quizzes.prompts_of(scope, due), "max_questions": MAX_QUESTIONS}

@@ -19,7 +19,7 @@ router = APIRouter(
 
 
 @router.post("", status_code=201)
-async def start_quiz(body: QuizCreate, scope: WriterDep, now: NowDep) -> QuizPublic:
+def start_quiz(body: QuizCreate, scope: WriterDep, now: NowDep) -> QuizPublic:
     """Draw the questions (shuffled choices, no keys) and start the clock."""
     request = QuizRequest(
         mode=body.mode,
@@ -35,7 +35,7 @@ async def start_quiz(body: QuizCreate, scope: WriterDep, now: NowDep) -> QuizPub
 
 
 @router.get("/{quiz_id}")
-async def get_quiz(quiz_id: str, scope: ReaderDep, now: NowDep) -> QuizPublic:
+def get_quiz(quiz_id: str, scope: ReaderDep, now: NowDep) -> QuizPublic:
     """The quiz as it stands: keys only for questions whose answer is locked."""
     view = quizzes.load(scope, quiz_id, now=now)
     scope.session.commit()  # a quiz past its deadline was closed just now
@@ -43,9 +43,7 @@ async def get_quiz(quiz_id: str, scope: ReaderDep, now: NowDep) -> QuizPublic:
 
 
 @router.post("/{quiz_id}/answers", responses=errors(409))
-async def answer_question(
-    quiz_id: str, body: AnswerCreate, scope: ReaderDep, now: NowDep
-) -> QuizPublic:
+def answer_question(quiz_id: str, body: AnswerCreate, scope: ReaderDep, now: NowDep) -> QuizPublic:
     """Lock in one answer; 409 after the deadline or for an answered question."""
     view = quizzes.answer(scope, quiz_id, position=body.question_id, letter=body.choice_id, now=now)
     scope.session.commit()
@@ -53,7 +51,7 @@ async def answer_question(
 
 
 @router.post("/{quiz_id}/submit")
-async def submit_quiz(quiz_id: str, scope: ReaderDep, now: NowDep) -> QuizPublic:
+def submit_quiz(quiz_id: str, scope: ReaderDep, now: NowDep) -> QuizPublic:
     """End the quiz: the score, and every question with its key and explanations."""
     view = quizzes.submit(scope, quiz_id, now=now)
     scope.session.commit()

@@ -26,7 +26,7 @@ router = APIRouter(include_in_schema=False, dependencies=[Depends(identify)])
 
 
 @router.get("/forgot")
-async def forgot_page(request: Request, identity: IdentityDep) -> Response:
+def forgot_page(request: Request, identity: IdentityDep) -> Response:
     """The form that takes a recovery code and a new password."""
     if identity.signed_in:
         return RedirectResponse("/account", status_code=303)
@@ -34,7 +34,7 @@ async def forgot_page(request: Request, identity: IdentityDep) -> Response:
 
 
 @router.post("/forgot")
-async def forgot(
+def forgot(
     request: Request,
     session: SessionDep,
     identity: IdentityDep,
@@ -47,7 +47,7 @@ async def forgot(
 ) -> Response:
     """Set the new password, use the code up, and sign this browser in."""
     try:
-        user = await recovery.reset_password(
+        user = recovery.reset_password(
             session,
             guards,
             username=username,
@@ -62,14 +62,14 @@ async def forgot(
 
 
 @router.get("/account/recovery-codes")
-async def codes_page(request: Request, session: SessionDep, user: CurrentUser) -> HTMLResponse:
+def codes_page(request: Request, session: SessionDep, user: CurrentUser) -> HTMLResponse:
     """How many codes are left, and the form that makes new ones."""
     context = {"left": recovery.unused(session, user), "error": None}
     return render(request, "accounts/recovery.html", context)
 
 
 @router.post("/account/recovery-codes")
-async def new_codes(
+def new_codes(
     request: Request,
     session: SessionDep,
     user: CurrentUser,
@@ -79,9 +79,7 @@ async def new_codes(
 ) -> HTMLResponse:
     """New codes after the password is confirmed; the old ones stop working."""
     try:
-        await accounts.confirm_password(
-            session, guards, user=user, password=password, client=client
-        )
+        accounts.confirm_password(session, guards, user=user, password=password, client=client)
     except DomainError as exc:
         context = {"left": recovery.unused(session, user), "error": exc.message}
         return render(

@@ -21,7 +21,6 @@ from app.deps import (
     LearnerDep,
     RunLimiterDep,
     RunQueueDep,
-    SessionDep,
     SettingsDep,
     StreamSlotsDep,
     identify,
@@ -88,7 +87,6 @@ router = APIRouter(
 )
 async def start_run(
     body: RunCreate,
-    session: SessionDep,
     identity: IdentityDep,
     client: ClientDep,
     engine: EngineDep,
@@ -104,7 +102,9 @@ async def start_run(
     (account, browser, or address of a cookie-less client) answers with the run it started
     first, as it stands now (its id, current status and token), and starts nothing; the
     same key with different code, backend or sample is refused with 422."""
-    origin = origin_for(session, identity, client=client, item_slug=body.item, sample=body.sample)
+    origin = await asyncio.to_thread(
+        origin_for, engine, identity, client=client, item_slug=body.item, sample=body.sample
+    )
     submitted = await runs.submit(
         engine,
         queue,
@@ -119,7 +119,7 @@ async def start_run(
 
 
 @router.get("/{run_id}")
-async def get_run(run_id: str, scope: LearnerDep, token: RunToken, engine: EngineDep) -> RunPublic:
+def get_run(run_id: str, scope: LearnerDep, token: RunToken, engine: EngineDep) -> RunPublic:
     """The run as it stands: its output so far is in the events stream."""
     return RunPublic.of(runs.owned(engine, scope, run_id, token=token))
 
@@ -130,7 +130,7 @@ async def cancel_run(
 ) -> RunAccepted:
     """Stop a queued or running run; it ends with verdict `killed` (a run that has ended
     keeps its verdict)."""
-    run = runs.owned(engine, scope, run_id, token=token)
+    run = await asyncio.to_thread(runs.owned, engine, scope, run_id, token=token)
     try:
         await queue.cancel(run_id)
     except QueueRefused as exc:
@@ -156,9 +156,8 @@ async def run_events(
     """Server-sent events: queued, started, stdout, stderr, then result (the run). Each
     event's `id` lets a reconnecting client resume after it (the Last-Event-ID header, which
     browsers send by themselves), on any server of the app."""
-    runs.owned(engine, scope, run_id, token=token)  # 404 before the stream starts
-    if scope is not None:
-        scope.session.close()  # a stream must not hold a connection
+    # 404 before the stream starts (the learner dependency left no connection checked out)
+    await asyncio.to_thread(runs.owned, engine, scope, run_id, token=token)
     # 429 beyond the visitor's open streams, counted across every replica.
     ticket = await asyncio.to_thread(slots.take, identity.owner_key)
 
@@ -167,9 +166,9 @@ async def run_events(
             async for frame in _frames(engine, queue, run_id, last_event_id):
                 yield frame
         finally:
-            # Not in a thread: this runs as the stream is torn down (a closed tab), where
-            # an await may never be resumed; one short delete.
-            slots.give_back(ticket)
+            # Handed to a thread and not awaited: this runs as the stream is torn down (a
+            # closed tab), where an await may never be resumed.
+            asyncio.get_running_loop().run_in_executor(None, slots.give_back, ticket)
 
     return StreamingResponse(
         stream(),
@@ -209,7 +208,8 @@ async def _frames(
             frame_id = f"id: {event_id}\n" if event_id else ""
             if isinstance(event, Finished):
                 # The stored run: what the result counted for is in the database now.
-                payload = RunPublic.of(runs.get(engine, run_id)).model_dump()
+                run = await asyncio.to_thread(runs.get, engine, run_id)
+                payload = RunPublic.of(run).model_dump()
                 yield f"{frame_id}event: result\ndata: {json.dumps(payload)}\n\n"
                 return
             data = event_to_json(event)

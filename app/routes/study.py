@@ -38,7 +38,7 @@ def _answer(request: Request, scope: LearnerScope, item: ItemRow, fragment: str)
 
 
 @router.post("/items/{slug}/bookmark")
-async def bookmark(
+def bookmark(
     request: Request, slug: str, scope: WriterDep, on: Annotated[bool, Form()]
 ) -> Response:
     """Bookmark the item, or take the bookmark off."""
@@ -48,7 +48,7 @@ async def bookmark(
 
 
 @router.post("/items/{slug}/visit")
-async def first_visit(request: Request, slug: str, scope: WriterDep) -> Response:
+def first_visit(request: Request, slug: str, scope: WriterDep) -> Response:
     """Record the visit of a browser on its first request. Its page asks for this once the
     browser holds the cookies that page set: the page's own request could not know whether
     they would be kept (a client that never keeps them, or runs no script, leaves nothing)."""
@@ -58,7 +58,7 @@ async def first_visit(request: Request, slug: str, scope: WriterDep) -> Response
 
 
 @router.post("/items/{slug}/drafts/{sample}", status_code=204)
-async def keep_draft(
+def keep_draft(
     slug: str,
     sample: Annotated[int, Path(ge=1, le=100)],
     user: CurrentUser,
@@ -74,7 +74,7 @@ async def keep_draft(
 
 
 @router.post("/items/{slug}/drafts/{sample}/discard", status_code=204)
-async def discard_draft(
+def discard_draft(
     slug: str, sample: Annotated[int, Path(ge=1, le=100)], user: CurrentUser, scope: WriterDep
 ) -> Response:
     """Forget the draft: the editor is back to the sample as printed."""
@@ -85,7 +85,7 @@ async def discard_draft(
 
 
 @router.post("/items/{slug}/checks")
-async def check(
+def check(
     request: Request,
     slug: str,
     scope: WriterDep,
@@ -99,7 +99,7 @@ async def check(
 
 
 @router.post("/items/{slug}/note")
-async def note(
+def note(
     request: Request,
     slug: str,
     scope: WriterDep,
@@ -112,7 +112,7 @@ async def note(
 
 
 @router.post("/items/{slug}/open")
-async def open_answer(
+def open_answer(
     request: Request,
     slug: str,
     scope: WriterDep,

@@ -1,6 +1,7 @@
 """Accounts: sign-up, sign-in, password changes, sessions and bearer tokens, deletion.
 
-Passwords are hashed with argon2id (app/services/passwords.py), always off the event loop.
+Passwords are hashed with argon2id (app/services/passwords.py), never on the event loop: every
+function here is blocking and is called from the handlers' worker threads.
 Session cookies and bearer tokens are random secrets that the database keeps only as
 SHA-256 digests, so a copy of the database signs no one in.
 
@@ -79,7 +80,7 @@ def authenticate(session: Session, *, username: str, password: str) -> User:
     return user
 
 
-async def sign_in(
+def sign_in(
     session: Session,
     guards: AccountGuards,
     *,
@@ -89,16 +90,16 @@ async def sign_in(
 ) -> User:
     """The sign-in policy, for the form and the token API alike."""
     key = _account_client(username, client)
-    await guards.limits.sign_in_per_client.hit(client)
-    await guards.limits.failures_per_account_client.check(key)
+    guards.limits.sign_in_per_client.hit(client)
+    guards.limits.failures_per_account_client.check(key)
     try:
-        return await guards.checks.run(authenticate, session, username=username, password=password)
+        return guards.checks.run(authenticate, session, username=username, password=password)
     except BadCredentials:
-        await guards.limits.failures_per_account_client.hit(key)
+        guards.limits.failures_per_account_client.hit(key)
         raise
 
 
-async def sign_up(
+def sign_up(
     session: Session,
     guards: AccountGuards,
     *,
@@ -113,8 +114,8 @@ async def sign_up(
     name = check_username(username)
     passwords.check_new(password, username=name)
     _check_free(session, name)
-    await guards.limits.sign_up_per_client.hit(client)
-    return await guards.checks.run(create_user, session, username=username, password=password)
+    guards.limits.sign_up_per_client.hit(client)
+    return guards.checks.run(create_user, session, username=username, password=password)
 
 
 def _check_free(session: Session, name: str) -> None:
@@ -122,7 +123,7 @@ def _check_free(session: Session, name: str) -> None:
         raise AccountError(f"The username '{name}' is taken; choose another.", field="username")
 
 
-async def change_password(
+def change_password(
     session: Session,
     guards: AccountGuards,
     *,
@@ -135,14 +136,14 @@ async def change_password(
     """Set a new password after checking the current one; every other browser session and
     every bearer token of the user ends (not committed)."""
     key = _account_client(user.username, client)
-    await guards.limits.password_checks_per_client.hit(client)
-    await guards.limits.failures_per_account_client.check(key)
+    guards.limits.password_checks_per_client.hit(client)
+    guards.limits.failures_per_account_client.check(key)
     try:
-        await guards.checks.run(
+        guards.checks.run(
             _change_password, session, user=user, current=current, new=new, keep=keep_session
         )
     except WrongPassword:
-        await guards.limits.failures_per_account_client.hit(key)
+        guards.limits.failures_per_account_client.hit(key)
         raise
 
 
@@ -169,7 +170,7 @@ def set_new_password(session: Session, *, user: User, new: str, keep: str | None
     session.execute(delete(ApiToken).where(col(ApiToken.user_id) == user.id))
 
 
-async def delete_account(
+def delete_account(
     session: Session,
     guards: AccountGuards,
     *,
@@ -179,13 +180,13 @@ async def delete_account(
 ) -> None:
     """Delete the account after its password is confirmed; the database cascades to
     everything attached (not committed)."""
-    await confirm_password(
+    confirm_password(
         session, guards, user=user, password=password, client=client, then="nothing was deleted"
     )
     session.delete(session.merge(user))
 
 
-async def confirm_password(
+def confirm_password(
     session: Session,
     guards: AccountGuards,
     *,
@@ -197,10 +198,10 @@ async def confirm_password(
     """WrongPassword unless `password` is the user's; counted per client and, when wrong,
     per (account, client), as every password check is."""
     key = _account_client(user.username, client)
-    await guards.limits.password_checks_per_client.hit(client)
-    await guards.limits.failures_per_account_client.check(key)
-    if not await guards.checks.run(passwords.verify, user.password_hash, password):
-        await guards.limits.failures_per_account_client.hit(key)
+    guards.limits.password_checks_per_client.hit(client)
+    guards.limits.failures_per_account_client.check(key)
+    if not guards.checks.run(passwords.verify, user.password_hash, password):
+        guards.limits.failures_per_account_client.hit(key)
         raise WrongPassword(f"The password is not right; {then}.")
 
 

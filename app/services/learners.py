@@ -7,8 +7,18 @@ from __future__ import annotations
 from sqlalchemy import bindparam, delete, update
 from sqlmodel import Session, col, select
 
+from app.db import dialect_of
 from app.domain import NOBODY, Identity, LearnerScope
-from app.models import Activity, Item, ItemProgress, Learner, QuizAttempt, RecallCheck, Run
+from app.models import (
+    Activity,
+    Item,
+    ItemProgress,
+    Learner,
+    QuizAttempt,
+    RecallCheck,
+    Run,
+    utcnow,
+)
 from app.services import study
 
 # Built once: resolving the learner is part of every personal request.
@@ -36,18 +46,22 @@ def resolve(session: Session, identity: Identity) -> LearnerScope | None:
 
 
 def resolve_or_create(session: Session, identity: Identity) -> LearnerScope:
-    """The scope of the asker's data, creating their learner on first need (not committed)."""
+    """The scope of the asker's data, creating their learner on first need (not committed).
+    Two first requests of one browser at once may both create it: the insert gives way to
+    a learner already there (ON CONFLICT DO NOTHING), and both then take the one row."""
     scope = resolve(session, identity)
     if scope is not None:
         return scope
-    if identity.user_id is not None:
-        learner = Learner(user_id=identity.user_id)
-    else:
-        learner = Learner(visitor=identity.visitor)
-    session.add(learner)
-    session.flush()
-    assert learner.id is not None
-    return LearnerScope(session, learner.id)
+    owner = (
+        {"user_id": identity.user_id}
+        if identity.user_id is not None
+        else {"visitor": identity.visitor}
+    )
+    insert = dialect_of(session).insert(Learner).values(**owner, created_at=utcnow())
+    session.execute(insert.on_conflict_do_nothing())
+    scope = resolve(session, identity)
+    assert scope is not None  # inserted now, or by the request that won
+    return scope
 
 
 def for_reading(session: Session, identity: Identity) -> LearnerScope:

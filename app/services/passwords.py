@@ -1,17 +1,17 @@
 """Passwords: the rules a new one must meet, and hashing and checking with argon2id.
 
 Hashing takes about 50 ms of CPU and 64 MiB of memory on purpose, so it never runs on the
-event loop: `PasswordChecks` runs the operations that hash in a bounded pool of threads, and
-further ones wait their turn without holding a thread."""
+event loop (the handlers that check passwords are plain `def`, run in the server's thread
+pool), and `PasswordChecks` lets only a few threads hash at once: further ones wait their
+turn, so a flood of sign-ins cannot take every core or gigabytes of memory."""
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
-from functools import cache, partial
+from functools import cache
 from typing import TypeVar
 
-import anyio.to_thread
-from anyio import CapacityLimiter
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
 
@@ -24,17 +24,15 @@ _hasher = PasswordHasher()
 
 
 class PasswordChecks:
-    """At most `threads` password operations at once, off the event loop."""
+    """At most `threads` password operations at once (called from worker threads)."""
 
     def __init__(self, threads: int) -> None:
-        self._limiter: CapacityLimiter | None = None
         self.threads = threads
+        self._turns = threading.BoundedSemaphore(threads)
 
-    async def run(self, operation: Callable[..., T], /, *args: object, **kwargs: object) -> T:
-        if self._limiter is None:  # made inside the loop that uses it
-            self._limiter = CapacityLimiter(self.threads)
-        call = partial(operation, *args, **kwargs)
-        return await anyio.to_thread.run_sync(call, limiter=self._limiter)
+    def run(self, operation: Callable[..., T], /, *args: object, **kwargs: object) -> T:
+        with self._turns:
+            return operation(*args, **kwargs)
 
 
 @cache

@@ -7,7 +7,6 @@ nothing."""
 
 from __future__ import annotations
 
-import asyncio
 import hashlib
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -44,13 +43,14 @@ class SlidingWindow:
     def window(self) -> timedelta:
         return timedelta(seconds=self.window_seconds)
 
-    async def check(self, key: str) -> None:
-        """RateLimited when `key` has used up its window (counts nothing)."""
-        await asyncio.to_thread(self._transaction, key, count=False)
+    def check(self, key: str) -> None:
+        """RateLimited when `key` has used up its window (counts nothing). Blocking: call
+        it from a worker thread, as the handlers that use it are."""
+        self._transaction(key, count=False)
 
-    async def hit(self, key: str) -> None:
-        """Count one attempt for `key`, after checking that it may make one."""
-        await asyncio.to_thread(self._transaction, key, count=True)
+    def hit(self, key: str) -> None:
+        """Count one attempt for `key`, after checking that it may make one (blocking)."""
+        self._transaction(key, count=True)
 
     def _transaction(self, key: str, *, count: bool) -> None:
         stored = digest(self.name, key)

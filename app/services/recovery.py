@@ -41,7 +41,7 @@ def unused(session: Session, user: User) -> int:
     return len(session.exec(statement).all())
 
 
-async def reset_password(
+def reset_password(
     session: Session,
     guards: AccountGuards,
     *,
@@ -53,8 +53,8 @@ async def reset_password(
     """Set a new password with a recovery code (not committed); the code is then used up.
     Counted like sign-ins: per client, and wrong codes per (account, client)."""
     key = f"{normalise_username(username)}|{client}"
-    await guards.limits.sign_in_per_client.hit(client)
-    await guards.limits.failures_per_account_client.check(key)
+    guards.limits.sign_in_per_client.hit(client)
+    guards.limits.failures_per_account_client.check(key)
     user = session.exec(select(User).where(User.username == normalise_username(username))).first()
     found = None
     if user is not None:
@@ -66,9 +66,9 @@ async def reset_password(
             )
         ).first()
     if user is None or found is None:
-        await guards.limits.failures_per_account_client.hit(key)
+        guards.limits.failures_per_account_client.hit(key)
         raise AccountError(NO_MATCH, field="code")
-    await guards.checks.run(accounts.set_new_password, session, user=user, new=new_password)
+    guards.checks.run(accounts.set_new_password, session, user=user, new=new_password)
     found.used_at = utcnow()
     session.add(found)
     return user

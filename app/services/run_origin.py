@@ -3,6 +3,7 @@ editor, a lab started through the API)."""
 
 from __future__ import annotations
 
+from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
 from app.domain import Identity
@@ -11,7 +12,7 @@ from app.services.runs import RunOrigin
 
 
 def origin_for(
-    session: Session,
+    engine: Engine,
     identity: Identity,
     *,
     client: str,
@@ -20,14 +21,14 @@ def origin_for(
 ) -> RunOrigin:
     """The run's owner and source. A browser that will be recognised again (or an account)
     gets a learner now; a cookie-less client owns the run by its capability token instead.
-    Commits the new learner, if any, and closes the session: a run is then awaited, and no
-    connection may be held meanwhile."""
-    item_id = items.item_row(session.connection(), slug=item_slug).id if item_slug else None
-    learner_id = None
-    if identity.signed_in or identity.known_browser:
-        learner_id = learners.resolve_or_create(session, identity).learner_id
-        session.commit()
-    session.close()
+    Blocking (call it in a thread); commits the new learner, if any, in a session of its
+    own, closed before the run is awaited."""
+    with Session(engine) as session:
+        item_id = items.item_row(session.connection(), slug=item_slug).id if item_slug else None
+        learner_id = None
+        if identity.signed_in or identity.known_browser:
+            learner_id = learners.resolve_or_create(session, identity).learner_id
+            session.commit()
     return RunOrigin(
         owner=identity.owner_key,
         client=client,

@@ -30,10 +30,10 @@ async def follow(
             if isinstance(event, Finished):
                 return
             after = event_id
-    run = get(engine, run_id)
+    run = await asyncio.to_thread(get, engine, run_id)
     while run.status != "done":
         await asyncio.sleep(FOLLOW_POLL_SECONDS)
-        run = get(engine, run_id)
+        run = await asyncio.to_thread(get, engine, run_id)
     if after is None and run.stdout:
         yield None, Output("stdout", run.stdout)
     if after is None and run.stderr:

@@ -14,6 +14,8 @@ from fastapi import FastAPI, Request
 from fastapi.encoders import jsonable_encoder
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, RedirectResponse, Response
+from sqlalchemy.exc import OperationalError
+from sqlalchemy.exc import TimeoutError as PoolTimeout
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from app.domain import DomainError, SignInRequired
@@ -56,6 +58,21 @@ def add_error_handlers(app: FastAPI) -> None:
         return error_response(
             request, exc.status, exc.message, headers=exc.headers, extra=exc.extra
         )
+
+    # The database could not serve the request in time: every pooled connection was busy
+    # (PoolTimeout), or SQLite's write lock stayed taken past its busy timeout. Nothing was
+    # changed; the client may simply try again.
+    busy = "The server is busy; nothing was changed. Try again in a moment."
+
+    @app.exception_handler(PoolTimeout)
+    async def pool_exhausted(request: Request, exc: PoolTimeout) -> Response:
+        return error_response(request, 503, busy, headers={"Retry-After": "2"})
+
+    @app.exception_handler(OperationalError)
+    async def database_locked(request: Request, exc: OperationalError) -> Response:
+        if "database is locked" not in str(exc.orig):
+            raise exc
+        return error_response(request, 503, busy, headers={"Retry-After": "2"})
 
     @app.exception_handler(StarletteHTTPException)
     async def http_error(request: Request, exc: StarletteHTTPException) -> Response:

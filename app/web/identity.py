@@ -45,12 +45,18 @@ async def check_csrf(request: Request, *, bearer: bool) -> None:
         raise CsrfRefused()
 
 
+def needs_lookup(request: Request, credentials: HTTPAuthorizationCredentials | None) -> bool:
+    """Whether resolving this request's identity asks the database (a session cookie or a
+    bearer token); a guest's does not."""
+    return credentials is not None or bool(request.cookies.get(SESSION_COOKIE))
+
+
 def resolve(
-    request: Request, credentials: HTTPAuthorizationCredentials | None, *, engine: Engine
+    request: Request, credentials: HTTPAuthorizationCredentials | None, engine: Engine | None
 ) -> tuple[Identity, User | None]:
     """The identity behind the request and its user row (at most one query, in a session of
-    its own: most requests, a guest's, need no database here). A bearer header that is not
-    valid is an error, never a fall-back to cookies."""
+    its own; blocking when `needs_lookup`, so call it in a thread then). A bearer header
+    that is not valid is an error, never a fall-back to cookies."""
     visitor = visitor_key(request)
     token = request.cookies.get(SESSION_COOKIE)
     user: User | None = None

@@ -4,9 +4,9 @@ one instance alone."""
 
 from __future__ import annotations
 
-import asyncio
 import time
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from datetime import timedelta
 
 import pytest
@@ -22,7 +22,6 @@ from app.services import limit_store
 from app.services.limit_store import HitStore, digest
 from app.services.ratelimit import SlidingWindow
 from app.settings import Settings
-from tests.support.aio import run_async
 from tests.support.forms import csrf_token
 from tests.support.runs import events_of
 
@@ -93,10 +92,10 @@ def test_retry_after_counts_from_the_oldest_hit_in_the_window(engine: Engine) ->
         for seconds_ago in (50, 20, 70):  # the last has left the window
             store.add(conn, [(key, timedelta(seconds=60))], now - timedelta(seconds=seconds_ago))
     with pytest.raises(RateLimited) as refused:
-        run_async(window.hit("203.0.113.9"))
+        window.hit("203.0.113.9")
     assert refused.value.retry_after_seconds == 10  # the hit 50 s ago leaves in 10 s
     assert refused.value.message == "Wait 10 s."
-    run_async(window.hit("198.51.100.1"))  # another key has its own allowance
+    window.hit("198.51.100.1")  # another key has its own allowance
 
 
 def test_hits_that_left_their_window_are_swept(
@@ -109,7 +108,7 @@ def test_hits_that_left_their_window_are_swept(
         for n in range(3):
             store.add(conn, [(digest("test", f"gone-{n}"), timedelta(seconds=60))], old)
     monkeypatch.setattr(limit_store, "SWEEP_SECONDS", 0.0)
-    run_async(window.hit("fresh"))
+    window.hit("fresh")
     with engine.connect() as conn:
         assert conn.execute(select(func.count()).select_from(LimitHit)).scalar_one() == 1
 
@@ -119,12 +118,15 @@ def test_concurrent_hits_never_overfill_a_window(engine: Engine) -> None:
     replicas): the per-key lock lets exactly the limit through."""
     window = SlidingWindow("test", 5, 60, "Wait {wait}.", HitStore(engine))
 
-    async def at_once() -> list[BaseException | None]:
-        return await asyncio.gather(
-            *(window.hit("203.0.113.10") for _ in range(20)), return_exceptions=True
-        )
+    def attempt() -> BaseException | None:
+        try:
+            window.hit("203.0.113.10")
+        except RateLimited as exc:
+            return exc
+        return None
 
-    outcomes = run_async(at_once())
+    with ThreadPoolExecutor(max_workers=20) as pool:
+        outcomes = list(pool.map(lambda _: attempt(), range(20)))
     assert outcomes.count(None) == 5
     assert all(isinstance(o, RateLimited) for o in outcomes if o is not None)
 
