@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import fcntl
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
@@ -21,11 +22,12 @@ from sqlalchemy.engine import Connection, Engine, make_url
 from sqlalchemy.pool import StaticPool
 from sqlmodel import Session, create_engine
 
-# FastAPI's thread pool runs 40 handlers at once; with a connection each at hand, a handler
-# thread seldom waits for one. One that waits longer than POOL_TIMEOUT_SECONDS gives up, and
-# the request is answered 503 with Retry-After (app/web/errors.py).
+# FastAPI's thread pool runs 40 handlers at once and asyncio's default executor (what async
+# code hands its queries to) a few more; with a connection each at hand, no thread waits for
+# one. One that waits longer than POOL_TIMEOUT_SECONDS gives up, and the request is answered
+# 503 with Retry-After (app/web/errors.py).
 POOL_SIZE = 10
-POOL_OVERFLOW = 30
+POOL_OVERFLOW = 40
 POOL_TIMEOUT_SECONDS = 3.0
 POOL = {"pool_size": POOL_SIZE, "max_overflow": POOL_OVERFLOW, "pool_timeout": POOL_TIMEOUT_SECONDS}
 
@@ -46,6 +48,9 @@ def make_engine(database_url: str) -> Engine:
         **({"poolclass": StaticPool} if in_memory else POOL),
     )
 
+    if not in_memory:
+        _serialise_writes(engine)
+
     @event.listens_for(engine, "connect")
     def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
         cursor = dbapi_connection.cursor()
@@ -59,6 +64,50 @@ def make_engine(database_url: str) -> Engine:
         cursor.close()
 
     return engine
+
+
+# SQLite lets one connection write at a time; the others wait in its busy handler, which
+# sleeps 1, 2, 5 ... 100 ms between tries. With many handler threads writing at once (every
+# signed-in page records a visit) those sleeps, not the work, set the pace: 330 pages/s with
+# the CPU half idle. Writers of this process therefore queue on a lock of ours, handed on
+# the moment the writer before commits; SQLite's own lock still guards other processes.
+WRITE_LOCK_WAIT_SECONDS = 5.0  # as SQLite's busy timeout; then it is SQLite's turn to wait
+_HOLDS_WRITE_LOCK = "backprop_holds_write_lock"
+_WRITES = ("INSERT", "UPDATE", "DELETE", "REPLACE", "BEGIN IMMEDIATE", "BEGIN EXCLUSIVE")
+
+
+def _serialise_writes(engine: Engine) -> None:
+    """Take this engine's write lock at a transaction's first write; give it back when the
+    transaction ends, however it ends (commit, rollback, or the pool's reset on return)."""
+    lock = threading.Lock()
+
+    @event.listens_for(engine, "before_cursor_execute")
+    def _take(connection: Connection, _c: Any, statement: str, *_: Any) -> None:
+        if connection.info.get(_HOLDS_WRITE_LOCK) or not statement.lstrip().upper().startswith(
+            _WRITES
+        ):
+            return
+        connection.info[_HOLDS_WRITE_LOCK] = lock.acquire(timeout=WRITE_LOCK_WAIT_SECONDS)
+
+    def _give(info: dict[Any, Any]) -> None:
+        if info.pop(_HOLDS_WRITE_LOCK, False):
+            lock.release()
+
+    @event.listens_for(engine, "commit")
+    def _committed(connection: Connection) -> None:
+        _give(connection.info)
+
+    @event.listens_for(engine, "rollback")
+    def _rolled_back(connection: Connection) -> None:
+        _give(connection.info)
+
+    @event.listens_for(engine.pool, "reset")
+    def _reset(dbapi_connection: Any, connection_record: Any, reset_state: Any) -> None:
+        _give(connection_record.info)
+
+    @event.listens_for(engine.pool, "close")
+    def _closed(dbapi_connection: Any, connection_record: Any) -> None:
+        _give(connection_record.info)
 
 
 async def close_off_loop(session: Session) -> None:

@@ -26,6 +26,7 @@ from app.services.ratelimit import RunLimiter
 from app.services.stream_slots import StreamSlots
 from app.settings import Settings
 from app.web import identity as web_identity
+from app.web.cookies import VISITOR_COOKIE
 
 
 @dataclass
@@ -108,17 +109,55 @@ async def identify(
 ) -> Identity:
     """Who is asking (at most one query), with CSRF enforced for browsers. Resolved once per
     request and kept on request.state, where templates read it."""
+    return await _identify(request, credentials, count_due=False)
+
+
+async def identify_for_page(
+    request: Request,
+    credentials: Annotated[
+        HTTPAuthorizationCredentials | None, Depends(web_identity.bearer_scheme)
+    ],
+) -> Identity:
+    """`identify`, and for a browser that has recorded something, how many questions are
+    due for review (the navigation's "Review (3 due)", kept on request.state for the
+    templates): both in one thread hop, for the pages."""
+    return await _identify(request, credentials, count_due=True)
+
+
+async def _identify(
+    request: Request, credentials: HTTPAuthorizationCredentials | None, *, count_due: bool
+) -> Identity:
     cached: Identity | None = getattr(request.state, "identity", None)
     if cached is not None:
         return cached
     await web_identity.check_csrf(request, bearer=credentials is not None)
-    engine = app_state(request).engine
-    if web_identity.needs_lookup(request, credentials):
-        identity, user = await asyncio.to_thread(web_identity.resolve, request, credentials, engine)
-    else:  # a guest: nothing to look up
-        identity, user = web_identity.resolve(request, None, None)
+    state = app_state(request)
+    identity: Identity
+    if web_identity.needs_lookup(request, credentials) or (
+        count_due and VISITOR_COOKIE in request.cookies
+    ):
+        identity, user, due = await asyncio.to_thread(
+            _look_up, state, request, credentials, count_due
+        )
+    else:  # a guest on its first request: nothing to look up, nothing recorded
+        (identity, user), due = web_identity.resolve(request, None, None), 0
     request.state.identity, request.state.user = identity, user
+    request.state.due_for_review = due
     return identity
+
+
+def _look_up(
+    state: AppState,
+    request: Request,
+    credentials: HTTPAuthorizationCredentials | None,
+    count_due: bool,
+) -> tuple[Identity, User | None, int]:
+    identity, user = web_identity.resolve(request, credentials, state.engine)
+    if not (count_due and (identity.signed_in or identity.known_browser)):
+        return identity, user, 0
+    now = state.clock()  # only now: on PostgreSQL it asks the database
+    with state.engine.connect() as connection:
+        return identity, user, review.due_for(connection, identity, now=now)
 
 
 IdentityDep = Annotated[Identity, Depends(identify)]
@@ -198,18 +237,3 @@ async def client_address(request: Request) -> str:
 
 
 ClientDep = Annotated[str, Depends(client_address)]
-
-
-async def count_due(request: Request, identity: IdentityDep) -> None:
-    """How many questions are due for review, for the navigation ("Review (3 due)"): for a
-    browser that has recorded something, kept on request.state for the templates."""
-    if not (identity.signed_in or identity.known_browser):
-        return
-    state = app_state(request)
-    request.state.due_for_review = await asyncio.to_thread(_due, state, identity)
-
-
-def _due(state: AppState, identity: Identity) -> int:
-    now = state.clock()  # only now: on PostgreSQL it asks the database
-    with state.engine.connect() as connection:
-        return review.due_for(connection, identity, now=now)

@@ -8,13 +8,13 @@ from typing import Annotated
 from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import HTMLResponse
 
-from app.deps import NowDep, ReaderDep, count_due, identify
+from app.deps import NowDep, ReaderDep, identify_for_page
 from app.domain import InvalidInput
 from app.services import content_cache, dashboard, quizzes, readiness, review
 from app.services.progress import MASTERY_RULE
 from app.web.templating import render
 
-router = APIRouter(include_in_schema=False, dependencies=[Depends(identify), Depends(count_due)])
+router = APIRouter(include_in_schema=False, dependencies=[Depends(identify_for_page)])
 
 
 @router.get("/dashboard")

@@ -9,11 +9,11 @@ from typing import Annotated
 from fastapi import APIRouter, Depends, Form, Request
 from fastapi.responses import RedirectResponse, Response
 
-from app.deps import NowDep, ReaderDep, count_due, identify
+from app.deps import NowDep, ReaderDep, identify_for_page
 from app.services import mock
 from app.services.quizzes import MAX_MOCK_PROMPTS
 
-router = APIRouter(include_in_schema=False, dependencies=[Depends(identify), Depends(count_due)])
+router = APIRouter(include_in_schema=False, dependencies=[Depends(identify_for_page)])
 COVERED_FIELD = re.compile(r"^covered-(\d{1,2})$")
 
 

@@ -14,8 +14,7 @@ from app.deps import (
     IdentityDep,
     LearnerDep,
     RunQueueDep,
-    count_due,
-    identify,
+    identify_for_page,
 )
 from app.domain import InvalidFilter
 from app.services import content_cache, dashboard, items, search
@@ -24,7 +23,7 @@ from app.services.progress import STATUS_LABELS, Status
 from app.services.visits import open_item, standing
 from app.web.templating import render
 
-router = APIRouter(include_in_schema=False, dependencies=[Depends(identify), Depends(count_due)])
+router = APIRouter(include_in_schema=False, dependencies=[Depends(identify_for_page)])
 # The list's "progress" filter: a status, or the bookmarked items.
 PROGRESS_FILTERS = {
     **{s.value: label for s, label in STATUS_LABELS.items()},

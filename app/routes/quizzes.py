@@ -9,14 +9,14 @@ from typing import Annotated
 from fastapi import APIRouter, Depends, Form, Query, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
-from app.deps import NowDep, ReaderDep, WriterDep, count_due, identify
+from app.deps import NowDep, ReaderDep, WriterDep, identify_for_page
 from app.domain import InvalidInput
 from app.services import content_cache, quizzes, review
 from app.services.mock import SECONDS_PER_PROMPT
 from app.services.quizzes import MAX_QUESTIONS, MIN_QUESTIONS, QuizMode, QuizRequest
 from app.web.templating import is_htmx, render
 
-router = APIRouter(include_in_schema=False, dependencies=[Depends(identify), Depends(count_due)])
+router = APIRouter(include_in_schema=False, dependencies=[Depends(identify_for_page)])
 TIME_CHOICES_MINUTES = (5, 10, 15, 20, 30, 45, 60)
 
 

@@ -8,14 +8,14 @@ from typing import Annotated
 from fastapi import APIRouter, Depends, Form, Path, Request
 from fastapi.responses import RedirectResponse, Response
 
-from app.deps import CurrentUser, NowDep, WriterDep, count_due, identify
+from app.deps import CurrentUser, NowDep, WriterDep, identify_for_page
 from app.domain import LearnerScope
 from app.services import drafts, items, practice, study
 from app.services.items import ItemRow
 from app.services.study import MAX_NOTE_LENGTH
 from app.web.templating import is_htmx, render
 
-router = APIRouter(include_in_schema=False, dependencies=[Depends(identify), Depends(count_due)])
+router = APIRouter(include_in_schema=False, dependencies=[Depends(identify_for_page)])
 
 
 def _item(scope: LearnerScope, slug: str) -> ItemRow:
