@@ -123,10 +123,11 @@ def is_sqlite(engine: Engine) -> bool:
     return engine.dialect.name == "sqlite"
 
 
-def dialect_of(session: Session) -> Any:
-    """SQLAlchemy's dialect module for the session's database (its own INSERT ... ON
-    CONFLICT lives there)."""
-    return postgresql if session.get_bind().dialect.name == "postgresql" else sqlite
+def dialect_of(session: Session | Connection) -> Any:
+    """SQLAlchemy's dialect module for the session's (or connection's) database (its own
+    INSERT ... ON CONFLICT lives there)."""
+    bind = session.get_bind() if isinstance(session, Session) else session
+    return postgresql if bind.dialect.name == "postgresql" else sqlite
 
 
 def database_now(connection: Connection) -> datetime:

@@ -24,6 +24,7 @@ from app.services import learners, review
 from app.services.accounts import AccountGuards
 from app.services.ratelimit import RunLimiter
 from app.services.stream_slots import StreamSlots
+from app.services.visit_writer import VisitWriter
 from app.settings import Settings
 from app.web import identity as web_identity
 from app.web.cookies import VISITOR_COOKIE
@@ -41,6 +42,7 @@ class AppState:
     run_limiter: RunLimiter
     stream_slots: StreamSlots
     account_guards: AccountGuards
+    visits: VisitWriter  # page views, written in groups
 
 
 def app_state(request: Request) -> AppState:
@@ -95,7 +97,12 @@ async def _stream_slots(request: Request) -> StreamSlots:
     return app_state(request).stream_slots
 
 
+async def _visits(request: Request) -> VisitWriter:
+    return app_state(request).visits
+
+
 RunQueueDep = Annotated[RunQueue, Depends(_run_queue)]
+VisitsDep = Annotated[VisitWriter, Depends(_visits)]
 StreamSlotsDep = Annotated[StreamSlots, Depends(_stream_slots)]
 RunLimiterDep = Annotated[RunLimiter, Depends(_run_limiter)]
 AccountGuardsDep = Annotated[AccountGuards, Depends(_account_guards)]

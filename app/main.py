@@ -47,6 +47,7 @@ from app.services.passwords import PasswordChecks
 from app.services.ratelimit import AccountLimits, RunLimiter
 from app.services.runs import RunRecorder
 from app.services.stream_slots import StreamSlots
+from app.services.visit_writer import VisitWriter
 from app.settings import RunQueueKind, Settings
 from app.web.body_limit import BodyLimit
 from app.web.compression import CompressDynamic
@@ -101,6 +102,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         account_guards=AccountGuards(
             AccountLimits(hits), PasswordChecks(settings.password_check_threads)
         ),
+        visits=VisitWriter(engine),
     )
 
     @asynccontextmanager

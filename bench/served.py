@@ -20,10 +20,14 @@ ROOT = Path(__file__).resolve().parent.parent
 
 @contextmanager
 def served(
-    port: int, settings: dict[str, str], ready: Callable[[dict[str, Any]], bool]
+    port: int,
+    settings: dict[str, str],
+    ready: Callable[[dict[str, Any]], bool],
+    root: Path = ROOT,
 ) -> Iterator[str]:
-    """The app's base URL once `ready(health)` holds. The data folder is one the web
-    server's unprivileged user can reach (`backprop serve` drops root for it)."""
+    """The app's base URL once `ready(health)` holds, served from the checkout `root` (this
+    one, or another for a before/after comparison in one run). The data folder is one the
+    web server's unprivileged user can reach (`backprop serve` drops root for it)."""
     folder = Path(tempfile.mkdtemp(prefix="backprop-bench-"))
     folder.chmod(0o755)
     env = {
@@ -37,7 +41,7 @@ def served(
     }
     server = subprocess.Popen(
         [sys.executable, "-m", "app.cli", "serve"],
-        cwd=ROOT,
+        cwd=root,
         env=env,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
@@ -58,5 +62,9 @@ def served(
         yield base
     finally:
         server.terminate()
-        server.wait(timeout=20)
+        try:
+            server.wait(timeout=20)
+        except subprocess.TimeoutExpired:  # a server still stuck in what was measured
+            server.kill()
+            server.wait()
         shutil.rmtree(folder, ignore_errors=True)

@@ -14,6 +14,7 @@ from app.deps import (
     IdentityDep,
     LearnerDep,
     RunQueueDep,
+    VisitsDep,
     identify_for_page,
 )
 from app.domain import InvalidFilter
@@ -122,12 +123,17 @@ def item_list(
 
 @router.api_route("/items/{slug}", methods=["GET", "HEAD"])
 async def item_detail(
-    request: Request, slug: str, identity: IdentityDep, engine: EngineDep, queue: RunQueueDep
+    request: Request,
+    slug: str,
+    identity: IdentityDep,
+    engine: EngineDep,
+    queue: RunQueueDep,
+    visits: VisitsDep,
 ) -> HTMLResponse:
     """One question: explanation, tables, code, quiz prompts, neighbours, and what the
     reader has done with it. Opening it counts as a visit for a returning browser."""
     sandbox = await queue.status()
-    record = request.method == "GET"
+    record = visits if request.method == "GET" else None
     page, view, lab = await asyncio.to_thread(open_item, engine, identity, slug=slug, record=record)
     context = {
         "page": page,
@@ -146,5 +152,5 @@ def lab_measurements(
 ) -> HTMLResponse:
     """A lab's kept measurements alone: what its page swaps in when a run of it ends, so a
     new result shows at once. Not a visit."""
-    page, _view, lab = open_item(engine, identity, slug=slug, record=False)
+    page, _view, lab = open_item(engine, identity, slug=slug, record=None)
     return render(request, "items/_lab.html", {"item": page.item, "lab": lab})

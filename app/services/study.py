@@ -7,24 +7,22 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import date, datetime
-from functools import cache
-from typing import Any, Protocol
+from typing import Protocol
 
 from markupsafe import Markup
-from sqlalchemy import BindParameter, Executable, bindparam, case, func
+from sqlalchemy import bindparam, func
 from sqlmodel import col, select
 
 from app.db import dialect_of
 from app.domain import LearnerScope, NoteTooLong, UnknownPrompt
 from app.models import (
-    Activity,
     CodeSample,
     ItemProgress,
     QuizPrompt,
     RecallCheck,
     utcnow,
 )
-from app.services import history, progress
+from app.services import activity_rows, history, progress
 from app.services.notes import render_note
 from app.services.progress import Check, Status
 
@@ -110,71 +108,12 @@ def study_view(scope: LearnerScope | None, item: ItemKey) -> StudyView:
 # Writing
 
 
-@cache
-def _visit(dialect: Any) -> Executable:
-    """INSERT ... ON CONFLICT for a visit, built once per dialect: reading an item is the
-    hottest write there is, and building the statement cost more than running it."""
-    now: BindParameter[Any] = bindparam("now")
-    insert = dialect.insert(ItemProgress).values(
-        learner_id=bindparam("learner_id"),
-        item_id=bindparam("item_id"),
-        status=Status.seen.value,
-        bookmarked=False,
-        note="",
-        visits=1,
-        runs=0,
-        runs_ok=0,
-        first_visit_at=now,
-        last_visit_at=now,
-        updated_at=now,
-    )
-    statement: Executable = insert.on_conflict_do_update(
-        index_elements=["learner_id", "item_id"],
-        set_={
-            "visits": ItemProgress.visits + 1,
-            "last_visit_at": now,
-            "first_visit_at": func.coalesce(col(ItemProgress.first_visit_at), now),
-            "status": case(
-                (col(ItemProgress.status) == Status.new.value, Status.seen.value),
-                else_=col(ItemProgress.status),
-            ),
-        },
-    )
-    return statement
-
-
-@cache
-def _day(dialect: Any) -> Executable:
-    """INSERT ... ON CONFLICT adding to a day's activity, built once per dialect."""
-    views: BindParameter[Any] = bindparam("views")
-    runs: BindParameter[Any] = bindparam("runs")
-    checks: BindParameter[Any] = bindparam("checks")
-    insert = dialect.insert(Activity).values(
-        learner_id=bindparam("learner_id"),
-        day=bindparam("day"),
-        views=views,
-        runs=runs,
-        checks=checks,
-    )
-    statement: Executable = insert.on_conflict_do_update(
-        index_elements=["learner_id", "day"],
-        set_={
-            "views": Activity.views + views,
-            "runs": Activity.runs + runs,
-            "checks": Activity.checks + checks,
-        },
-    )
-    return statement
-
-
 def record_visit(scope: LearnerScope, item: ItemKey, *, now: datetime | None = None) -> None:
     """The learner opened the item's page: new becomes seen; the day counts as read."""
     now = now or utcnow()
-    params = {"learner_id": scope.learner_id, "item_id": item.id, "now": now}
-    # On the session's connection (Core), not through the ORM's bulk-insert path, which
-    # cost more than the statement itself.
-    scope.session.connection().execute(_visit(dialect_of(scope.session)), params)
-    count_day(scope, now.date(), views=1)
+    visit = activity_rows.Visits(scope.learner_id, _id(item), 1, now, now)
+    views = [(scope.learner_id, now.date(), 1)]
+    activity_rows.record_visits(scope.session.connection(), [visit], views)
 
 
 def set_bookmark(scope: LearnerScope, item: ItemKey, *, on: bool) -> ItemProgress:
@@ -264,7 +203,7 @@ def count_day(
         "runs": runs,
         "checks": checks,
     }
-    scope.session.connection().execute(_day(dialect_of(scope.session)), params)
+    scope.session.connection().execute(activity_rows.day(dialect_of(scope.session)), params)
 
 
 def _row(scope: LearnerScope, item: ItemKey) -> ItemProgress:

@@ -11,11 +11,13 @@ from sqlalchemy import Connection
 from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
-from app.domain import Identity, LearnerScope
+from app.domain import Identity
+from app.models import utcnow
 from app.services import content_cache, drafts, items, labs, learners, study
 from app.services.items import ItemDetail
 from app.services.progress import Status
 from app.services.study import StudyView
+from app.services.visit_writer import VisitWriter
 
 
 @dataclass(frozen=True)
@@ -43,12 +45,16 @@ def lab_view(connection: Connection, page: ItemDetail) -> LabView:
 
 
 def open_item(
-    engine: Engine, identity: Identity, *, slug: str, record: bool
+    engine: Engine,
+    identity: Identity,
+    *,
+    slug: str,
+    record: VisitWriter | None,
 ) -> tuple[ItemDetail, StudyView, LabView]:
-    """The item and the reader's standing on it, in one session. With `record` (a GET),
-    the visit is recorded for a browser that will be recognised again; one on its first
-    request has no cookie yet, and one that never keeps cookies (a bot, a load test) would
-    otherwise leave a new learner behind at every request."""
+    """The item and the reader's standing on it. With a `record`er (a GET), the visit is
+    recorded for a browser that will be recognised again, and the standing read after it;
+    one on its first request has no cookie yet, and one that never keeps cookies (a bot, a
+    load test) would otherwise leave a new learner behind at every request. Blocking."""
     if not (identity.signed_in or identity.known_browser):
         with engine.connect() as connection:  # nothing to record: plain rows, no session
             page = items.item_detail(connection, slug=slug)
@@ -56,13 +62,14 @@ def open_item(
     with Session(engine) as session:
         page = items.item_detail(session.connection(), slug=slug)
         lab = lab_view(session.connection(), page)
-        scope: LearnerScope | None
-        if record:
+        scope = learners.resolve(session, identity)
+        if record is not None and scope is None:  # a first visit: the learner begins now
             scope = learners.resolve_or_create(session, identity)
             study.record_visit(scope, page.item)
             session.commit()
-        else:
-            scope = learners.resolve(session, identity)
+        elif record is not None and scope is not None:
+            session.commit()  # no connection held while the visit waits its turn
+            record.record(learner_id=scope.learner_id, item_id=page.item.id, at=utcnow())
         view = study.study_view(scope, page.item)
         if scope is not None and identity.signed_in and 'class="sample"' in page.body_html:
             view = replace(view, drafts=drafts.drafts_of(scope, page.item))
