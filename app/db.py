@@ -22,10 +22,14 @@ from sqlalchemy.engine import Connection, Engine, make_url
 from sqlalchemy.pool import StaticPool
 from sqlmodel import Session, create_engine
 
-# FastAPI's thread pool runs 40 handlers at once and asyncio's default executor (what async
-# code hands its queries to) a few more; with a connection each at hand, no thread waits for
-# one. One that waits longer than POOL_TIMEOUT_SECONDS gives up, and the request is answered
-# 503 with Retry-After (app/web/errors.py).
+# The handlers' thread pool (anyio's default limiter, which FastAPI uses; set at start-up):
+# 16 rather than anyio's 40, since on a core or two more threads only fight over the GIL,
+# and the event loop (health checks, streams) waits behind them.
+HANDLER_THREADS = 16
+# Those threads and asyncio's default executor (what async code hands its queries to) have a
+# connection each at hand, so no thread waits for one. One that waits longer than
+# POOL_TIMEOUT_SECONDS gives up, and the request is answered 503 with Retry-After
+# (app/web/errors.py).
 POOL_SIZE = 10
 POOL_OVERFLOW = 40
 POOL_TIMEOUT_SECONDS = 3.0

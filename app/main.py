@@ -10,12 +10,13 @@ import threading
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
+import anyio.to_thread
 from fastapi import FastAPI
 from fastapi.openapi.docs import get_swagger_ui_html
 from fastapi.responses import HTMLResponse
 
 from app import migrate
-from app.db import DatabaseClock, make_engine, startup_lock
+from app.db import HANDLER_THREADS, DatabaseClock, make_engine, startup_lock
 from app.deps import AppState
 from app.importer import import_content
 from app.routes import (
@@ -107,6 +108,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        anyio.to_thread.current_default_thread_limiter().total_tokens = HANDLER_THREADS
         # With several server processes (or replicas, on PostgreSQL), one migrates and
         # imports while the others wait.
         with startup_lock(engine, settings.data_dir):

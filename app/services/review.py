@@ -13,9 +13,10 @@ import json
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from functools import cache
+from typing import Any
 
 from fsrs import Card, Rating, Scheduler
-from sqlalchemy import Connection, func
+from sqlalchemy import Connection, bindparam, func
 from sqlalchemy import select as core_select
 from sqlmodel import col, select
 
@@ -151,18 +152,26 @@ def _utc(moment: datetime) -> datetime:
     return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
 
 
-def due_for(connection: Connection, identity: Identity, *, now: datetime) -> int:
-    """How many questions are due for the asker: one statement on a plain connection, since
-    every page of a returning browser asks (the navigation shows it)."""
-    owner = (
-        col(Learner.user_id) == identity.user_id
-        if identity.user_id is not None
-        else col(Learner.visitor) == identity.visitor
-    )
-    statement = (
+def _due_count(owner: Any) -> Any:
+    """Due cards of the learner `owner` picks out, counted; built once (every page of a
+    returning browser asks: the navigation shows it)."""
+    return (
         core_select(func.count())
         .select_from(ReviewCard)
         .join(Learner, col(Learner.id) == col(ReviewCard.learner_id))
-        .where(owner, col(ReviewCard.due) <= now)
+        .where(owner, col(ReviewCard.due) <= bindparam("now"))
     )
-    return int(connection.execute(statement).scalar_one())
+
+
+_DUE_FOR_USER = _due_count(col(Learner.user_id) == bindparam("owner"))
+_DUE_FOR_GUEST = _due_count(col(Learner.visitor) == bindparam("owner"))
+
+
+def due_for(connection: Connection, identity: Identity, *, now: datetime) -> int:
+    """How many questions are due for the asker: one statement on a plain connection."""
+    owner: int | str
+    if identity.user_id is not None:
+        statement, owner = _DUE_FOR_USER, identity.user_id
+    else:
+        statement, owner = _DUE_FOR_GUEST, identity.visitor
+    return int(connection.execute(statement, {"owner": owner, "now": now}).scalar_one())
