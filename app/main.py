@@ -138,6 +138,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         if keeper is not None:
             keeper.cancel()
         await state.run_queue.close()
+        await asyncio.to_thread(state.visits.close)  # the repeat visits not written yet
         engine.dispose()
 
     app = FastAPI(
