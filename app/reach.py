@@ -75,27 +75,30 @@ def open_way_to(path: Path, user: pwd.struct_passwd) -> list[Path]:
     folders changed. SystemExit, in one sentence, where that cannot be done."""
     path = path.resolve()
     folders = [*_folders_above(path), path]
-    closed = [
-        folder
-        for folder, ok in zip(
-            folders, can_access(user, [(f, os.X_OK) for f in folders]), strict=True
-        )
-        if not ok
-    ]
+    opened: list[Path] = []
     setfacl = shutil.which("setfacl")
-    for folder in closed:
+    # The first closed folder from the top, again and again: those below a closed one only
+    # seem closed until it is opened.
+    while folder := _first_closed(folders, user):
         failure = (
             "setfacl is not installed (Debian's acl package: apt-get install acl)"
             if setfacl is None
             else _setfacl(setfacl, f"u:{user.pw_name}:x", folder)
         )
-        if failure:
+        if failure or folder in opened:
             raise SystemExit(
                 f"The web server runs as '{user.pw_name}', which cannot reach {path}: {folder} "
-                f"is closed to it, and letting it through failed: {failure}. Open that folder "
+                f"is closed to it, and letting it through failed: "
+                f"{failure or 'the ACL entry did not open it'}. Open that folder "
                 f"(chmod o+x {folder}), or put the checkout in a folder others can reach."
             )
-    return closed
+        opened.append(folder)
+    return opened
+
+
+def _first_closed(folders: list[Path], user: pwd.struct_passwd) -> Path | None:
+    answers = can_access(user, [(folder, os.X_OK) for folder in folders])
+    return next((folder for folder, ok in zip(folders, answers, strict=True) if not ok), None)
 
 
 def _setfacl(setfacl: str, entry: str, folder: Path) -> str | None:

@@ -64,6 +64,16 @@ def fake_checkout(parent: Path) -> Path:
     return checkout
 
 
+def acl_users(folder: Path) -> list[str]:
+    """The ACL entries of named users on `folder`."""
+    acl = subprocess.run(["getfacl", "-p", str(folder)], capture_output=True, text=True)
+    return [
+        line
+        for line in acl.stdout.splitlines()
+        if line.startswith("user:") and not line.startswith("user::")
+    ]
+
+
 def settings_for(data_dir: Path, **values: object) -> Settings:
     return Settings(  # type: ignore[call-arg]
         _env_file=None, data_dir=data_dir, secret_key="reach-test", **values
@@ -91,8 +101,8 @@ def test_a_checkout_in_a_closed_folder_is_opened_to_the_web_user_alone_and_said(
     assert stat.S_IMODE(closed_dir.stat().st_mode) & 0o007 == 0
     nobody = pwd.getpwnam("nobody")
     assert reach.can_access(nobody, [(checkout / "app" / "asgi.py", os.R_OK)]) == [False]
-    acl = subprocess.run(["getfacl", "-p", str(closed_dir)], capture_output=True, text=True)
-    assert f"user:{user.pw_name}:--x" in acl.stdout
+    assert acl_users(closed_dir) == [f"user:{user.pw_name}:--x"]
+    assert acl_users(checkout) == []  # open to others already: left as it was
     said = [r.getMessage() for r in caplog.records if "ACL" in r.getMessage()]
     assert len(said) == 1 and str(closed_dir) in said[0] and "setfacl -x" in said[0]
 
