@@ -33,6 +33,7 @@ class QuestionSpec:
     choices: tuple[ChoiceSpec, ...]
     check_code: str = ""
     check_stdout: str = ""
+    code: str = ""  # shown with the prompt; a question with code always has a check
 
 
 def questions_path(item_rel: str) -> str:
@@ -55,13 +56,24 @@ def parse_questions(text: str, rel: str, *, slug: str, prompts: list[str]) -> li
     if not isinstance(entries, list):
         raise ContentError(rel, 1, "questions must be a list")
     found = [e.get("prompt") if isinstance(e, dict) else None for e in entries]
-    if found != prompts:
+    if found[: len(prompts)] != prompts:
         raise ContentError(
             rel,
             1,
-            "the questions' prompts must be the item's quiz_prompts, word for word, in order",
+            "the first questions' prompts must be the item's quiz_prompts, word for word, in order",
         )
+    _check_added_prompts(found[len(prompts) :], rel, first=len(prompts) + 1)
+    if len(set(map(str, found))) != len(found):
+        raise ContentError(rel, 1, "two questions of the file have the same prompt")
     return [_question(entry, rel, n) for n, entry in enumerate(entries, start=1)]
+
+
+def _check_added_prompts(added: list[object], rel: str, *, first: int) -> None:
+    """Questions after the item's own prompts are the bank's additions: each states its own
+    prompt, a question that appears once in the file."""
+    for n, prompt in enumerate(added, start=first):
+        if not isinstance(prompt, str) or not prompt.strip().endswith("?"):
+            raise ContentError(rel, 1, f"question {n}: prompt must be a question ending in '?'")
 
 
 def _question(entry: dict[str, Any], rel: str, n: int) -> QuestionSpec:
