@@ -4,6 +4,7 @@ across edits (what learners answered stays attached)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -78,7 +79,7 @@ def _check_added_prompts(added: list[object], rel: str, *, first: int) -> None:
 
 def _question(entry: dict[str, Any], rel: str, n: int) -> QuestionSpec:
     where = f"question {n}"
-    known = {"prompt", "model_answer", "key_points", "choices", "check"}
+    known = {"prompt", "model_answer", "key_points", "choices", "check", "code"}
     unknown = sorted(set(entry) - known)
     if unknown:
         raise ContentError(rel, 1, f"{where}: unknown key '{unknown[0]}'")
@@ -102,6 +103,12 @@ def _question(entry: dict[str, Any], rel: str, n: int) -> QuestionSpec:
     check = entry.get("check") or {}
     if check and (not isinstance(check, dict) or set(check) != {"code", "stdout"}):
         raise ContentError(rel, 1, f"{where}: check needs exactly 'code' and 'stdout'")
+    code = entry.get("code", "")
+    if not isinstance(code, str) or ("code" in entry and not code.strip()):
+        raise ContentError(rel, 1, f"{where}: code must be non-empty text")
+    if code and not check:
+        # What a code question's key says the code prints must be proven by running it.
+        raise ContentError(rel, 1, f"{where}: a question with code needs a check")
     return QuestionSpec(
         prompt=str(entry["prompt"]),
         model_answer=answer,
@@ -109,6 +116,7 @@ def _question(entry: dict[str, Any], rel: str, n: int) -> QuestionSpec:
         choices=specs,
         check_code=str(check.get("code", "")),
         check_stdout=str(check.get("stdout", "")),
+        code=code.rstrip("\n"),
     )
 
 
@@ -118,8 +126,15 @@ def _text(value: object, rel: str, what: str) -> str:
     return value.strip()
 
 
-def write_questions(session: Session, item_id: int, specs: list[QuestionSpec]) -> None:
-    """Make the item's questions these, keeping ids by position."""
+def write_questions(
+    session: Session,
+    item_id: int,
+    specs: list[QuestionSpec],
+    *,
+    highlight: Callable[[str], str],
+) -> None:
+    """Make the item's questions these, keeping ids by position; `highlight` renders shown
+    code to HTML (the renderer's, passed in: it imports the parser, which imports this)."""
     existing = {
         q.position: q for q in session.exec(select(Question).where(Question.item_id == item_id))
     }
@@ -130,6 +145,8 @@ def write_questions(session: Session, item_id: int, specs: list[QuestionSpec]) -
             "key_points": "\n".join(spec.key_points),
             "check_code": spec.check_code,
             "check_stdout": spec.check_stdout,
+            "code": spec.code,
+            "code_html": highlight(spec.code) if spec.code else "",
         }
         question = existing.pop(position, None)
         if question is None:

@@ -326,3 +326,35 @@ def test_questions_after_the_items_prompts_are_added_and_old_ids_stay(
     beside.write_text(beside.read_text().replace("its input?", "its input"))
     with pytest.raises(ContentError, match="question 3: prompt must be a question"):
         import_content(empty_engine, content_copy)
+
+
+def test_a_question_shows_code_only_with_a_check_that_runs_it(
+    empty_engine: Engine, content_copy: Path
+) -> None:
+    from app.models import Question
+
+    beside = item_file(content_copy, "08-dropout.md").with_name("08-dropout.questions.yml")
+    shown = "import torch\nprint(torch.nn.Dropout(0.5).eval()(torch.ones(2)).tolist())\n"
+    block = "".join(f"      {line}\n" for line in shown.splitlines())
+    added = (
+        '  - prompt: "What does this print?"\n'
+        f"    code: |\n{block}"
+        "    model_answer: Two ones. Eval-mode Dropout is the identity.\n"
+        "    key_points: [identity in eval, no scaling at inference]\n"
+        "    choices:\n"
+        "      - {text: '[1.0, 1.0]', correct: true, why: eval is the identity}\n"
+        "      - {text: '[2.0, 2.0]', why: scaling is done in training}\n"
+        "      - {text: '[0.0, 2.0]', why: masks are drawn only in training}\n"
+    )
+    beside.write_text(beside.read_text() + added)
+    with pytest.raises(ContentError, match="question 3: a question with code needs a check"):
+        import_content(empty_engine, content_copy)
+    check = f"    check:\n      code: |\n{block.replace('      ', '        ')}"
+    beside.write_text(beside.read_text() + check + '      stdout: "[1.0, 1.0]\\n"\n')
+    import_content(empty_engine, content_copy)
+    with Session(empty_engine) as s:
+        question = s.exec(select(Question).where(Question.prompt == "What does this print?")).one()
+        plain = s.exec(select(Question).where(Question.position == 1)).first()
+    assert question.code == shown.rstrip("\n")
+    assert '<span class="kn">import</span>' in question.code_html
+    assert plain is not None and plain.code == plain.code_html == ""
