@@ -97,8 +97,13 @@ def only_hedged(q: BankQuestion) -> Pick:
     return _only(q, lambda o: not ABSOLUTE.search(o))
 
 
+def content_tokens(text: str) -> list[str]:
+    """The words of `text` that carry meaning, in order, repeats kept."""
+    return [w for w in WORD.findall(text.lower()) if len(w) > 2 and w not in STOPWORDS]
+
+
 def content_words(text: str) -> set[str]:
-    return {w for w in WORD.findall(text.lower()) if len(w) > 2 and w not in STOPWORDS}
+    return set(content_tokens(text))
 
 
 def echoes_prompt(q: BankQuestion) -> Pick:

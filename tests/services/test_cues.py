@@ -14,6 +14,7 @@ from app.importer import cues
 from app.importer.bank import from_records, report_markdown, with_report
 from app.importer.cues import BankQuestion, expected_hit, rule_scores
 from app.importer.errors import ContentError
+from app.importer.similar import near_duplicates
 from tests.support.paths import DATA_DIR
 
 BEFORE = DATA_DIR / "bank_before_rewrite.yml"
@@ -129,3 +130,40 @@ def test_bank_report_command_prints_and_rewrites_the_readme_table(
     readme.write_text("no markers\n", encoding="utf-8")
     assert cli(["bank-report", "--content", str(content_copy), "--write-readme"]) == 1
     assert "bank-report:start" in capsys.readouterr().err
+
+
+KNOWN_PAIRS = {
+    ("deep-learning/06-batch-normalization#1", "deep-learning/20-eval-no-grad-inference-mode#2"),
+    ("deep-learning/09-convolutional-layers#1", "deep-learning/33-choosing-layer-types#1"),
+    (
+        "deep-learning/14-dataset-and-dataloader#2",
+        "deep-learning/21-gpus-and-device-agnostic-code#1",
+    ),
+    (
+        "deep-learning/02-backpropagation-chain-rule#2",
+        "deep-learning/31-production-training-loop#1",
+    ),
+}
+
+
+def test_the_near_duplicate_check_finds_the_four_known_pairs_and_no_other(
+    before: list[BankQuestion],
+) -> None:
+    found = {tuple(sorted((p.first, p.second))) for p in near_duplicates(before)}
+    assert found == KNOWN_PAIRS
+
+
+def test_a_reworded_question_is_a_near_duplicate_and_a_different_one_is_not() -> None:
+    def q(where: str, prompt: str, key: str) -> BankQuestion:
+        return BankQuestion(where, "deck", "t", prompt, (key, "other"), 0, model_answer=key)
+
+    bank = [
+        q("d/1#1", "Why must zero_grad be called before backward?", "Gradients accumulate."),
+        q("d/2#1", "Why is zero_grad called before each backward pass?", "They accumulate."),
+        q("d/3#1", "What does a convolution share across positions?", "Its kernel weights."),
+        q("d/4#1", "How does dropout regularise a network?", "Random masks of units."),
+    ]
+    pairs = near_duplicates(bank)
+    assert [(p.first, p.second) for p in pairs] == [("d/1#1", "d/2#1")]
+    other_deck = [bank[0], BankQuestion("e/1#1", "other", "t", bank[1].prompt, ("x", "y"), 0)]
+    assert near_duplicates(other_deck) == []
