@@ -12,6 +12,8 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+MAX_RULE_SCORE = 0.35  # no rule may guess more keys than this over the whole bank
+
 # What a guesser notices: a clause break or an aside. A hyphen inside a word ("weight-sharing")
 # is not a dash; a spaced hyphen or an en/em dash is.
 PUNCTUATION = re.compile(r"[;:()]|[—–]|\s-\s")
