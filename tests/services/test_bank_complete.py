@@ -7,11 +7,14 @@ without its table, fails here with the reason."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from app.importer.bank import README_END, README_START, load_bank, report_markdown
 from app.importer.cues import MAX_RULE_SCORE, BankQuestion, rule_scores
 from app.importer.similar import THRESHOLD, near_duplicates
+from app.settings import PROJECT_ROOT
 from tests.support.paths import CONTENT_DIR
 
 QA_DECKS = ("deep-learning", "pytorch-essentials")
@@ -67,3 +70,16 @@ def test_the_readme_review_table_is_current() -> None:
     readme = (CONTENT_DIR / "README.md").read_text(encoding="utf-8")
     shown = readme.split(README_START, 1)[1].split(README_END, 1)[0].strip()
     assert shown == report_markdown(BANK), "run `backprop bank-report --write-readme`"
+
+
+@REWRITE
+def test_the_project_readme_counts_are_the_banks() -> None:
+    readme = (PROJECT_ROOT / "README.md").read_text(encoding="utf-8")
+    said = re.search(r"(\d+)\s+questions in all", readme)
+    assert said and int(said.group(1)) == len(BANK), "README.md: questions in all"
+    corrections = sum(
+        len(re.findall(r"^\s*> \*\*Correction:\*\*", path.read_text(encoding="utf-8"), re.M))
+        for path in CONTENT_DIR.glob("*/*.md")
+    )
+    said = re.search(r"correction beside it \((\d+) of them\)", readme)
+    assert said and int(said.group(1)) == corrections, "README.md: corrections"
