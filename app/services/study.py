@@ -208,6 +208,19 @@ def record_check(
     return refresh_status(scope, item, prompts=positions)
 
 
+def record_question_recall(
+    scope: LearnerScope, item: ItemKey, *, position: int, knew: bool, now: datetime
+) -> ItemProgress:
+    """A question of the item answered in a quiz or graded in a mock interview. The item's own
+    prompts count towards its mastery as a recall check; the questions the bank adds after
+    them are practice on the day (their schedule lives in review) and leave mastery alone."""
+    positions = _prompt_positions(scope, item)
+    if position in (positions or [0]):
+        return record_check(scope, item, prompt=position, knew=knew, now=now)
+    count_day(scope, now.date(), checks=1)
+    return refresh_status(scope, item, prompts=positions)
+
+
 def record_run(
     scope: LearnerScope, item: ItemKey | None, *, ok: bool, now: datetime | None = None
 ) -> None:
