@@ -168,7 +168,7 @@ def norm_ratio(expected: Any, actual: Any) -> float:
 
 def _floats(value: Any) -> list[torch.Tensor]:
     if isinstance(value, torch.Tensor):
-        return [value.nan_to_num()] if value.is_floating_point() else []
+        return [value.detach().nan_to_num()] if value.is_floating_point() else []
     if isinstance(value, (list, tuple)):
         return [t for v in value for t in _floats(v)]
     if isinstance(value, dict):

@@ -144,7 +144,8 @@ def trajectory(
     """k steps of an optimiser or a module, driven by the script `run(sol, case)` that
     returns one output per step (a list); compared step by step with the reference's, or
     with `expect(case)` (e.g. torch.optim with the same injected weights)."""
-    return values(name, run, inputs, expect=expect, cases=cases, **kw)
+    test = values(name, run, inputs, expect=expect, cases=cases, **kw)
+    return Test(**{**test.__dict__, "options": {**test.options, "steps": True}})
 
 
 def shapes(

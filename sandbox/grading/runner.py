@@ -149,7 +149,9 @@ def _run_case(g: Grading, test: Test, c: Case, draw: Draw) -> None:
         return
     expected = _expected(g, test, c)
     actual = _drive(g.learner, test.target, _copy(c))
-    if test.kind == "values":
+    if test.kind == "values" and test.options.get("steps"):
+        _check_steps(comparison, expected, actual)
+    elif test.kind == "values":
         comparison.check(expected, actual)
     elif test.kind == "shapes":
         _check_structure(expected, actual, g.learner)
@@ -160,6 +162,14 @@ def _run_case(g: Grading, test: Test, c: Case, draw: Draw) -> None:
                 f"the output's norm is {ratio:.1%} of the expected output's: a near-constant or "
                 "all-zero answer does not pass"
             )
+
+
+def _check_steps(comparison: Comparison, expected: Any, actual: Any) -> None:
+    """A trajectory: one output per step, compared in order, named by step."""
+    if not isinstance(actual, (list, tuple)) or len(actual) != len(expected):
+        raise Mismatch(f"expected {len(expected)} steps of output")
+    for step, (e, a) in enumerate(zip(expected, actual, strict=True), start=1):
+        comparison.check(e, a, f"after step {step}")
 
 
 def _expected(g: Grading, test: Test, c: Case) -> Any:

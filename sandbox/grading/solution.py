@@ -37,6 +37,7 @@ class Solution:
 
     device = "cpu"
     call_seconds = DEFAULT_CALL_SECONDS
+    last_devices: tuple[str, ...] = ()  # where the tensors of the last answer were computed
 
     def request(self, op: str, payload: dict[str, Any]) -> Any:
         raise NotImplementedError
@@ -165,7 +166,8 @@ class LocalSolution(Solution):
         try:
             _, sent = decode(*encode({"op": op}, payload))
             answer = self.executor.handle(op, sent)
-            _, back = decode(*encode({"ok": True}, answer))
+            frame, back = decode(*encode({"ok": True}, answer), keep_grad=False)
+            self.last_devices = tuple(frame.devices)
         except WireError as exc:
             raise LearnerError(f"the answer cannot be graded: {exc}") from None
         except Exception as exc:

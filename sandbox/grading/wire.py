@@ -127,8 +127,9 @@ def _key(key: Any) -> Any:
     return key
 
 
-def decode(head: bytes, body: bytes) -> tuple[Frame, Any]:
-    """The frame and its value; WireError for anything malformed."""
+def decode(head: bytes, body: bytes, keep_grad: bool = True) -> tuple[Frame, Any]:
+    """The frame and its value; WireError for anything malformed. `keep_grad`: tensors sent
+    as requiring grad require it here too (a request's parameters); answers drop it."""
     try:
         header = json.loads(head)
     except (ValueError, RecursionError):
@@ -140,7 +141,7 @@ def decode(head: bytes, body: bytes) -> tuple[Frame, Any]:
         raise WireError("bad tensor list")
     frame = Frame(header)
     for spec in specs:
-        tensor, device = _tensor(spec, body)
+        tensor, device = _tensor(spec, body, keep_grad)
         frame.tensors.append(tensor)
         frame.devices.append(device)
     nodes = [0]
@@ -148,7 +149,7 @@ def decode(head: bytes, body: bytes) -> tuple[Frame, Any]:
     return frame, value
 
 
-def _tensor(spec: Any, body: bytes) -> tuple[torch.Tensor, str]:
+def _tensor(spec: Any, body: bytes, keep_grad: bool) -> tuple[torch.Tensor, str]:
     if not isinstance(spec, dict):
         raise WireError("bad tensor entry")
     dtype = WIRE_DTYPES.get(spec.get("dtype"))  # type: ignore[arg-type]
@@ -176,7 +177,7 @@ def _tensor(spec: Any, body: bytes) -> tuple[torch.Tensor, str]:
             tensor = (raw != 0).reshape(shape)  # any byte but 0 or 1 would be an invalid bool
         else:
             tensor = raw.view(dtype).reshape(shape)
-    if spec.get("requires_grad") is True and tensor.is_floating_point():
+    if keep_grad and spec.get("requires_grad") is True and tensor.is_floating_point():
         tensor.requires_grad_(True)
     return tensor, str(device)
 
