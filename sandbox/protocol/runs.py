@@ -8,7 +8,9 @@ from dataclasses import asdict, dataclass, field, fields
 from enum import StrEnum
 from typing import Any
 
+from sandbox.protocol.grading import GradingReport, GradingRequest
 from sandbox.protocol.limits import Limits
+from sandbox.protocol.wire import GRADING_VERSION, OLDEST_VERSION
 
 MAX_CODE_BYTES = 64 * 1024
 RUN_ID_RE = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
@@ -71,6 +73,7 @@ class RunResult:
     cpu_ms: int | None = None
     max_memory_mb: int | None = None
     truncated: bool = False
+    grading: GradingReport | None = None  # a graded run's findings (protocol version 2)
 
     @classmethod
     def refused(
@@ -92,6 +95,9 @@ class RunResult:
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)
         data["verdict"] = self.verdict.value
+        data.pop("grading")  # a plain run's result is as it was before graded runs
+        if self.grading is not None:
+            data["grading"] = self.grading.to_json()
         return data
 
     @classmethod
@@ -99,6 +105,8 @@ class RunResult:
         """Unknown fields are ignored, so a newer worker's additions do no harm."""
         known = {f.name for f in fields(cls)}
         values = {k: v for k, v in data.items() if k in known}
+        grading = data.get("grading")
+        values["grading"] = GradingReport.from_json(grading) if grading else None
         return cls(**{**values, "verdict": Verdict(data["verdict"])})
 
 
@@ -110,14 +118,23 @@ class RunRequest:
     code: str
     backend: Backend = Backend.AUTO
     limits: Limits = field(default_factory=Limits)
+    # A graded run: the code is graded against this exercise (sandbox/README.md, "Grading").
+    grading: GradingRequest | None = None
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        data: dict[str, Any] = {
             "id": self.id,
             "code": self.code,
             "backend": self.backend.value,
             "limits": asdict(self.limits),
         }
+        if self.grading is not None:
+            data["grading"] = self.grading.to_json()
+        return data
+
+    def protocol_version(self) -> int:
+        """The lowest protocol version that carries this request."""
+        return GRADING_VERSION if self.grading is not None else OLDEST_VERSION
 
     @classmethod
     def from_json(cls, data: object) -> RunRequest | RunResult:
@@ -145,4 +162,10 @@ class RunRequest:
             limits = Limits.from_json(request.get("limits"))
         except ValueError as exc:
             return reject(f"Bad limits: {exc}.")
-        return cls(id=run_id, code=request["code"], backend=Backend(backend), limits=limits)
+        grading = None
+        if request.get("grading") is not None:
+            try:
+                grading = GradingRequest.from_json(request["grading"])
+            except ValueError as exc:
+                return reject(f"Bad grading: {exc}.")
+        return cls(run_id, request["code"], Backend(backend), limits, grading)
