@@ -225,7 +225,7 @@ class Worker:
         """Run `request` in `pool` once a slot is free; `warm_into`: a warming run, with that
         folder as its writable compile cache."""
 
-        slot = await pool.acquire(emit)
+        slot = await pool.acquire(emit, request.owner)
         try:
             try:
                 zygote = await pool.ensure_zygote()

@@ -35,6 +35,7 @@ from sandbox.protocol.runs import (
     StopReason,
     Verdict,
     check_code,
+    owner_cap,
 )
 from sandbox.protocol.status import WorkerState, WorkerStatus
 from sandbox.protocol.wire import PROTOCOL_VERSION, decode, encode
@@ -65,4 +66,5 @@ __all__ = [
     "encode",
     "event_from_json",
     "event_to_json",
+    "owner_cap",
 ]

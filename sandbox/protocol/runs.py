@@ -12,6 +12,14 @@ from sandbox.protocol.limits import Limits
 
 MAX_CODE_BYTES = 64 * 1024
 RUN_ID_RE = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+OWNER_RE = RUN_ID_RE  # an owner is opaque to the worker: a short key, compared and nothing more
+
+
+def owner_cap(slots: int) -> int:
+    """The most of a pool's `slots` that one owner's runs hold at once, however many it has
+    waiting: all but one, so that a newcomer never waits behind one owner's long runs (a
+    pool of one slot is simply taken in turns). Worker pools and fleet agents both keep it."""
+    return max(1, slots - 1)
 
 
 class Verdict(StrEnum):
@@ -104,20 +112,25 @@ class RunResult:
 
 @dataclass(frozen=True)
 class RunRequest:
-    """One piece of code to run on one backend."""
+    """One piece of code to run on one backend, for an owner whose runs share the slots
+    fairly with everyone else's (None: a run of its own, sharing with nobody)."""
 
     id: str
     code: str
     backend: Backend = Backend.AUTO
     limits: Limits = field(default_factory=Limits)
+    owner: str | None = None
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        data: dict[str, Any] = {
             "id": self.id,
             "code": self.code,
             "backend": self.backend.value,
             "limits": asdict(self.limits),
         }
+        if self.owner is not None:
+            data["owner"] = self.owner
+        return data
 
     @classmethod
     def from_json(cls, data: object) -> RunRequest | RunResult:
@@ -145,4 +158,9 @@ class RunRequest:
             limits = Limits.from_json(request.get("limits"))
         except ValueError as exc:
             return reject(f"Bad limits: {exc}.")
-        return cls(id=run_id, code=request["code"], backend=Backend(backend), limits=limits)
+        owner = request.get("owner")
+        if owner is not None and not (isinstance(owner, str) and OWNER_RE.match(owner)):
+            return reject("An owner is 1 to 64 letters, digits, - or _.")
+        return cls(
+            id=run_id, code=request["code"], backend=Backend(backend), limits=limits, owner=owner
+        )
