@@ -2,7 +2,7 @@
 HTML (for the pages), both empty for the questions made before.
 
 Revision ID: 0015_question_code
-Revises: 0013_shared_limits
+Revises: 0014_run_fair_owner
 Create Date: 2026-11-26 10:00:00
 """
 
@@ -12,7 +12,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision: str = "0015_question_code"
-down_revision: str | None = "0013_shared_limits"
+down_revision: str | None = "0014_run_fair_owner"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
