@@ -10,12 +10,13 @@ from __future__ import annotations
 import re
 
 import pytest
+import yaml
 
 from app.importer.bank import README_END, README_START, load_bank, report_markdown
 from app.importer.cues import MAX_RULE_SCORE, BankQuestion, rule_scores
 from app.importer.similar import THRESHOLD, near_duplicates
 from app.settings import PROJECT_ROOT
-from tests.support.paths import CONTENT_DIR
+from tests.support.paths import CONTENT_DIR, DATA_DIR
 
 QA_DECKS = ("deep-learning", "pytorch-essentials")
 MIN_PER_ITEM = 4
@@ -83,3 +84,12 @@ def test_the_project_readme_counts_are_the_banks() -> None:
     )
     said = re.search(r"correction beside it \((\d+) of them\)", readme)
     assert said and int(said.group(1)) == corrections, "README.md: corrections"
+
+
+def test_no_question_is_lost_so_learners_review_logs_stay_attached() -> None:
+    """Questions keep their database ids by position: the bank may rewrite a question in
+    place and add after it, but every position the bank had before its rewrite is still
+    there."""
+    before = yaml.safe_load((DATA_DIR / "bank_before_rewrite.yml").read_text(encoding="utf-8"))
+    now = {q.where for q in BANK}
+    assert [r["where"] for r in before if r["where"] not in now] == []

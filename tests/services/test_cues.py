@@ -11,7 +11,7 @@ import yaml
 
 from app.cli import main as cli
 from app.importer import cues
-from app.importer.bank import from_records, report_markdown, with_report
+from app.importer.bank import from_records, item_range, report_markdown, subset, with_report
 from app.importer.cues import BankQuestion, expected_hit, rule_scores
 from app.importer.errors import ContentError
 from app.importer.similar import near_duplicates
@@ -126,7 +126,8 @@ def test_bank_report_command_prints_and_rewrites_the_readme_table(
     printed = capsys.readouterr().out
     assert "| **all** |" in printed and "stale" in readme.read_text(encoding="utf-8")
     assert cli(["bank-report", "--content", str(content_copy), "--write-readme"]) == 0
-    assert printed.strip() in readme.read_text(encoding="utf-8")
+    table = printed.split("\n\nNear-duplicates")[0].strip()
+    assert table in readme.read_text(encoding="utf-8")
     readme.write_text("no markers\n", encoding="utf-8")
     assert cli(["bank-report", "--content", str(content_copy), "--write-readme"]) == 1
     assert "bank-report:start" in capsys.readouterr().err
@@ -167,3 +168,17 @@ def test_a_reworded_question_is_a_near_duplicate_and_a_different_one_is_not() ->
     assert [(p.first, p.second) for p in pairs] == [("d/1#1", "d/2#1")]
     other_deck = [bank[0], BankQuestion("e/1#1", "other", "t", bank[1].prompt, ("x", "y"), 0)]
     assert near_duplicates(other_deck) == []
+
+
+def test_the_report_can_review_one_writers_items(
+    before: list[BankQuestion], capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert item_range("1-19") == (1, 19) and item_range("7") == (7, 7)
+    with pytest.raises(ValueError, match="not an item range"):
+        item_range("19-1")
+    chosen = subset(before, deck="deep-learning", items=(1, 19))
+    assert len(chosen) == 38 and {q.deck for q in chosen} == {"deep-learning"}
+    assert cli(["bank-report", "--deck", "pytorch-essentials", "--items", "1-10"]) == 0
+    assert "| **all** | | " in capsys.readouterr().out
+    with pytest.raises(SystemExit):
+        cli(["bank-report", "--deck", "deep-learning", "--write-readme"])
