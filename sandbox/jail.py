@@ -61,17 +61,28 @@ class JailSpec:
     # starts from an empty cache. With warm, it is the trusted step's own writable folder.
     compile_cache: str | None = None
     warm: bool = False
+    # What the jail's last process runs: "run" (the code as a sample), or one side of a
+    # graded run (sandbox/README.md, "Grading"): "learner" (the code, answering the
+    # grader's requests) or "grader" (the exercise's tests; the code's source is data).
+    role: str = "run"
 
 
 def supervise(
-    spec: JailSpec, zygote: int, stdout_fd: int, stderr_fd: int, status_fd: int, code_fd: int
+    spec: JailSpec,
+    zygote: int,
+    stdout_fd: int,
+    stderr_fd: int,
+    status_fd: int,
+    code_fd: int,
+    channel_fd: int = -1,
 ) -> None:
     """Runs in the process the zygote forked (outside the jail); never returns. The code
     arrives in `code_fd` (a memfd) and is read only in here, after the fork: the zygote never
     holds any run's code, so no later fork of it can find one in its memory.
 
     Writes JSON lines to `status_fd`: {"status": wait status of the code} from inside the
-    jail, then {"init": wait status of the jail's PID 1} from here."""
+    jail, then {"init": wait status of the jail's PID 1} from here. `channel_fd`, in a
+    graded run, is this jail's end of the socket between the learner and the grader."""
     code = 125
     try:
         # Die with the zygote (which dies with the worker, see launch.py): a jail never
@@ -90,11 +101,13 @@ def supervise(
         init = os.fork()
         if init == 0:
             os.close(lifeline_w)
-            _init(spec, lifeline, stdout_fd, stderr_fd, status_fd, code_fd)
+            _init(spec, lifeline, stdout_fd, stderr_fd, status_fd, code_fd, channel_fd)
         os.close(lifeline)
         os.close(stdout_fd)
         os.close(stderr_fd)
         os.close(code_fd)
+        if channel_fd >= 0:
+            os.close(channel_fd)
         _, status = os.waitpid(init, 0)
         report: dict[str, object] = {"init": status}
     except BaseException as exc:  # report the failure instead of dying silently
@@ -116,7 +129,13 @@ def _read_code(code_fd: int) -> str:
 
 
 def _init(
-    spec: JailSpec, lifeline: int, stdout_fd: int, stderr_fd: int, status_fd: int, code_fd: int
+    spec: JailSpec,
+    lifeline: int,
+    stdout_fd: int,
+    stderr_fd: int,
+    status_fd: int,
+    code_fd: int,
+    channel_fd: int,
 ) -> None:
     """PID 1 of the new namespace: build the jail, start the code, reap, report. When this
     process exits the kernel kills whatever the code left behind; it dies with the
@@ -137,7 +156,7 @@ def _init(
         for fd in (stdout_fd, stderr_fd, null):
             if fd > 2:
                 os.close(fd)
-        _close_all_but(status_fd, lifeline)
+        _close_all_but(status_fd, lifeline, *([channel_fd] if channel_fd >= 0 else []))
     except BaseException:
         # The jail could not be built: say so on the run's stderr and stop before any code.
         try:
@@ -159,7 +178,9 @@ def _init(
         except BaseException:
             os.write(2, b"sandbox setup failed:\n" + traceback.format_exc().encode())
             os._exit(SETUP_FAILED)
-        os._exit(user_code.run(code, spec.threads, spec.cuda, spec.gpu_memory_fraction))
+        os._exit(_program(spec, code, channel_fd))
+    if channel_fd >= 0:
+        os.close(channel_fd)  # PID 1 never talks to the other jail
     os.close(1)
     os.close(2)
     _become(spec.init_uid)
@@ -177,6 +198,20 @@ def _init(
             break
     os.write(status_fd, json.dumps({"status": status}).encode() + b"\n")
     os._exit(0)
+
+
+def _program(spec: JailSpec, code: str, channel_fd: int) -> int:
+    """The jail's last process, by role. The grading modules were imported by the zygote
+    (the jail does not mount the sandbox package), so these imports find them loaded."""
+    if spec.role == "learner":
+        from sandbox.grading import learner
+
+        return learner.run(code, channel_fd, spec.threads, spec.cuda, spec.gpu_memory_fraction)
+    if spec.role == "grader":
+        from sandbox.grading import grader
+
+        return grader.run(code, channel_fd, spec.threads)
+    return user_code.run(code, spec.threads, spec.cuda, spec.gpu_memory_fraction)
 
 
 def _close_all_but(*keep: int) -> None:

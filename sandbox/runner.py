@@ -35,6 +35,7 @@ class RunContext:
     cgroups: CgroupTree  # where the run's cgroup goes
     compile_cache: str | None = None  # the sealed cache, or the warming step's own folder
     warm: bool = False  # the trusted step warming the cache (compile_cache.py)
+    role: str = "run"  # or a graded run's "learner" / "grader" (jail.JailSpec.role)
     stop_reason: StopReason | None = None  # set when the worker stops the run: why
     stopped: asyncio.Event = field(default_factory=asyncio.Event)
 
@@ -96,21 +97,24 @@ def _jail_spec(ctx: RunContext, cgroup: RunCgroup) -> JailSpec:
         gpu_memory_fraction=ctx.limits.gpu_memory_fraction,
         compile_cache=ctx.compile_cache,
         warm=ctx.warm,
+        role=ctx.role,
     )
 
 
-async def _fork(ctx: RunContext, zygote: Zygote, cgroup: RunCgroup) -> _Pipes:
+async def _fork(
+    ctx: RunContext, zygote: Zygote, cgroup: RunCgroup, channel: int | None = None
+) -> _Pipes:
     """Have `zygote` fork the run's supervisor, handing it the write ends of the run's pipes
-    and its code in a memfd; return the read ends. ZygoteDied when the zygote is gone."""
+    and its code in a memfd (and, in a graded run, its end of the learner-grader socket);
+    return the read ends. ZygoteDied when the zygote is gone."""
     out_r, out_w = os.pipe()
     err_r, err_w = os.pipe()
     status_r, status_w = os.pipe()
     code_fd = os.memfd_create("sample", os.MFD_CLOEXEC)
     os.write(code_fd, ctx.code.encode())
     try:
-        await asyncio.to_thread(
-            zygote.fork, _jail_spec(ctx, cgroup), [out_w, err_w, status_w, code_fd]
-        )
+        fds = [out_w, err_w, status_w, code_fd] + ([channel] if channel is not None else [])
+        await asyncio.to_thread(zygote.fork, _jail_spec(ctx, cgroup), fds)
     except BaseException:  # ZygoteDied above all: no run, so nobody reads these
         for fd in (out_r, err_r, status_r):
             os.close(fd)

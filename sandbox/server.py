@@ -14,6 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from sandbox.protocol import (
+    GRADING_VERSION,
+    OLDEST_VERSION,
     PROTOCOL_VERSION,
     RUN_ID_RE,
     Emit,
@@ -146,14 +148,22 @@ def run_request(message: dict[str, Any]) -> RunRequest | RunResult:
     is malformed, or written for another version of the protocol."""
     version = message.get("v")
     # `type(...) is int`: JSON's true and 1.0 compare equal to 1 but are not a version.
-    if type(version) is not int or version != PROTOCOL_VERSION:
+    if type(version) is not int or not OLDEST_VERSION <= version <= PROTOCOL_VERSION:
         said = f"version {version}" if type(version) is int else "no version"
         return RunResult.refused(
             _run_id(message),
             Verdict.REJECTED,
             f"This worker speaks protocol version {PROTOCOL_VERSION}; the run asked for {said}.",
         )
-    return RunRequest.from_json(message.get("request"))
+    request = RunRequest.from_json(message.get("request"))
+    if isinstance(request, RunRequest) and request.grading and version < GRADING_VERSION:
+        return RunResult.refused(
+            request.id,
+            Verdict.REJECTED,
+            f"A graded run needs protocol version {GRADING_VERSION}; the run asked for "
+            f"version {version}.",
+        )
+    return request
 
 
 async def _answer_run(

@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import secrets
 import tempfile
 import time
 from functools import partial
@@ -20,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from sandbox import cgroups, compile_cache, host, neutral, warming
+from sandbox.grading_run import execute_grading, grader_context, payload_for
 from sandbox.pool import Pool
 from sandbox.protocol import (
     Backend,
@@ -32,7 +34,7 @@ from sandbox.protocol import (
     WorkerStatus,
 )
 from sandbox.runner import INIT_UID_OFFSET, RunContext, execute
-from sandbox.zygote_client import ZygoteDied, zygote_env
+from sandbox.zygote_client import Zygote, ZygoteDied, zygote_env
 
 log = logging.getLogger("sandbox")
 
@@ -225,7 +227,7 @@ class Worker:
         """Run `request` in `pool` once a slot is free; `warm_into`: a warming run, with that
         folder as its writable compile cache."""
 
-        slot = await pool.acquire(emit)
+        slot = await pool.acquire(emit, request.owner)
         try:
             try:
                 zygote = await pool.ensure_zygote()
@@ -235,7 +237,10 @@ class Worker:
             ctx = self._context(request, pool, slot, warm_into)
             contexts.append(ctx)
             started = time.monotonic()
-            result = await execute(ctx, zygote, emit)
+            if request.grading is not None:
+                result = await self._grade(ctx, zygote, request, emit)
+            else:
+                result = await execute(ctx, zygote, emit)
             if warm_into is None:
                 pool.ran_for(time.monotonic() - started)
             if result.verdict is Verdict.INTERNAL_ERROR and not zygote.alive():
@@ -243,6 +248,23 @@ class Worker:
             return result
         finally:
             pool.release(slot)
+
+    async def _grade(
+        self, ctx: RunContext, zygote: Zygote, request: RunRequest, emit: Emit
+    ) -> RunResult:
+        """A graded run: the learner's jail in its slot, the grader's beside it, forked from
+        the CPU zygote whatever the backend (the reference runs on the CPU)."""
+        assert request.grading is not None
+        try:
+            grader_zygote = await self.pools["cpu"].ensure_zygote()
+        except ZygoteDied as exc:
+            return _refused(request, Verdict.INTERNAL_ERROR, f"The sandbox could not start: {exc}")
+        seed = request.grading.seed if request.grading.seed is not None else secrets.randbits(62)
+        payload = payload_for(request.code, request.grading, seed, ctx.backend)
+        ctx.role = "learner"
+        grader = grader_context(ctx, payload)
+        mode_seed = (request.grading.mode.value, seed)
+        return await execute_grading(ctx, grader, zygote, grader_zygote, mode_seed, emit)
 
     def _context(
         self, request: RunRequest, pool: Pool, slot: int, warm_into: Path | None

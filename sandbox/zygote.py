@@ -44,6 +44,11 @@ def warm_up() -> float:
 
     del torch
     _warm_compiler()
+    # Both sides of a graded run, whose jails do not mount the sandbox package.
+    import sandbox.grading
+    import sandbox.grading.grader
+    import sandbox.grading.learner  # noqa: F401
+
     return time.perf_counter() - started
 
 
@@ -121,18 +126,20 @@ def serve(backend: str, control_fd: int) -> None:
     control.send(json.dumps({"ready": True, "warm_up_seconds": round(seconds, 2)}).encode())
     while True:
         # A SOCK_SEQPACKET socket: one recv is one whole request, its pipes attached.
-        message, fds, _flags, _addr = socket.recv_fds(control, 1 << 16, 4)
+        message, fds, _flags, _addr = socket.recv_fds(control, 1 << 16, 5)
         if not message:
             _wait_for_runs()
             return
         request = json.loads(message)
         spec = JailSpec(**request["spec"])
-        stdout_fd, stderr_fd, status_fd, code_fd = fds
+        # The four of every run, and a graded run's end of the learner-grader socket.
+        stdout_fd, stderr_fd, status_fd, code_fd = fds[:4]
+        channel_fd = fds[4] if len(fds) > 4 else -1
         del message, request  # nothing of a request outlives it here (none holds code)
         pid = os.fork()
         if pid == 0:
             control.close()
-            supervise(spec, zygote, stdout_fd, stderr_fd, status_fd, code_fd)
+            supervise(spec, zygote, stdout_fd, stderr_fd, status_fd, code_fd, channel_fd)
         for fd in fds:
             os.close(fd)
         control.send(json.dumps({"pid": pid}).encode())

@@ -8,7 +8,6 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 from sandbox.protocol import (
-    PROTOCOL_VERSION,
     Event,
     Finished,
     RunRequest,
@@ -68,7 +67,9 @@ async def run_events(
 
     watcher = asyncio.create_task(send_cancel())
     try:
-        message = {"op": "run", "v": PROTOCOL_VERSION, "request": request.to_json()}
+        # The lowest version that carries the request: a plain run still reaches a worker
+        # that predates graded runs.
+        message = {"op": "run", "v": request.protocol_version(), "request": request.to_json()}
         try:
             writer.write(encode(message))
             await writer.drain()

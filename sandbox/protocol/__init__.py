@@ -7,10 +7,11 @@ beyond the standard library so that the worker, the app and tests share it uncha
                       {"op": "run", "v": PROTOCOL_VERSION, "request": {...RunRequest...}}
                       {"op": "cancel"}                      (during a run)
     worker → client   {"type": "status", ...WorkerStatus...}
-                      events (Queued, Started, Output, Busy), then {"type": "result", ...}
+                      events (Queued, Started, Output, Busy, TestDone), then {"type": "result", ...}
 
-Its parts: `limits` (what a run may use), `runs` (request, verdict, result), `events` (what
-a run streams), `status` (what a worker can do) and `wire` (framing and version). Import the
+Its parts: `limits` (what a run may use), `runs` (request, verdict, result), `grading` (a
+graded run's payload and findings), `events` (what a run streams), `status` (what a worker
+can do) and `wire` (framing and version). Import the
 names from here: which part holds one is not part of the contract.
 """
 
@@ -22,8 +23,17 @@ from sandbox.protocol.events import (
     Output,
     Queued,
     Started,
+    TestDone,
     event_from_json,
     event_to_json,
+)
+from sandbox.protocol.grading import (
+    GradingReport,
+    GradingRequest,
+    GradingVerdict,
+    Mode,
+    TestResult,
+    TestStatus,
 )
 from sandbox.protocol.limits import CEILINGS, FLOORS, Limits
 from sandbox.protocol.runs import (
@@ -35,14 +45,23 @@ from sandbox.protocol.runs import (
     StopReason,
     Verdict,
     check_code,
+    owner_cap,
 )
 from sandbox.protocol.status import WorkerState, WorkerStatus
-from sandbox.protocol.wire import PROTOCOL_VERSION, decode, encode
+from sandbox.protocol.wire import (
+    GRADING_VERSION,
+    OLDEST_VERSION,
+    PROTOCOL_VERSION,
+    decode,
+    encode,
+)
 
 __all__ = [
     "CEILINGS",
     "FLOORS",
+    "GRADING_VERSION",
     "MAX_CODE_BYTES",
+    "OLDEST_VERSION",
     "PROTOCOL_VERSION",
     "RUN_ID_RE",
     "Backend",
@@ -50,13 +69,20 @@ __all__ = [
     "Emit",
     "Event",
     "Finished",
+    "GradingReport",
+    "GradingRequest",
+    "GradingVerdict",
     "Limits",
+    "Mode",
     "Output",
     "Queued",
     "RunRequest",
     "RunResult",
     "Started",
     "StopReason",
+    "TestDone",
+    "TestResult",
+    "TestStatus",
     "Verdict",
     "WorkerState",
     "WorkerStatus",
@@ -65,4 +91,5 @@ __all__ = [
     "encode",
     "event_from_json",
     "event_to_json",
+    "owner_cap",
 ]

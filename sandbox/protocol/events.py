@@ -7,6 +7,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
+from sandbox.protocol.grading import TestResult
 from sandbox.protocol.runs import RunResult
 
 
@@ -51,6 +52,16 @@ class Busy:
 
 
 @dataclass(frozen=True)
+class TestDone:
+    """A graded run: one test has ended (sent as each one does, in order)."""
+
+    __test__ = False  # not a pytest test class
+
+    test: TestResult
+    type: Literal["test"] = "test"
+
+
+@dataclass(frozen=True)
 class Finished:
     """Always the last event of a run."""
 
@@ -58,7 +69,7 @@ class Finished:
     type: Literal["result"] = "result"
 
 
-Event = Queued | Started | Output | Busy | Finished
+Event = Queued | Started | Output | Busy | TestDone | Finished
 # How the worker hands one event to its client (written to the socket as it comes).
 Emit = Callable[[Event], Awaitable[None]]
 
@@ -68,6 +79,8 @@ def event_to_json(event: Event) -> dict[str, Any]:
         return {"type": event.stream, "data": event.data}
     if isinstance(event, Finished):
         return {"type": "result", "result": event.result.to_json()}
+    if isinstance(event, TestDone):
+        return {"type": "test", "test": event.test.to_json()}
     return asdict(event)
 
 
@@ -84,6 +97,8 @@ def event_from_json(data: dict[str, Any]) -> Event:
             return Started(str(data["backend"]), str(data["device"]))
         if kind == "busy":
             return Busy(int(data["retry_after"]))
+        if kind == "test":
+            return TestDone(TestResult.from_json(data["test"]))
         if kind == "result":
             return Finished(RunResult.from_json(data["result"]))
     except (KeyError, TypeError, AttributeError) as exc:

@@ -8,10 +8,20 @@ from dataclasses import asdict, dataclass, field, fields
 from enum import StrEnum
 from typing import Any
 
+from sandbox.protocol.grading import GradingReport, GradingRequest
 from sandbox.protocol.limits import Limits
+from sandbox.protocol.wire import GRADING_VERSION, OLDEST_VERSION
 
 MAX_CODE_BYTES = 64 * 1024
 RUN_ID_RE = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+OWNER_RE = RUN_ID_RE  # an owner is opaque to the worker: a short key, compared and nothing more
+
+
+def owner_cap(slots: int) -> int:
+    """The most of a pool's `slots` that one owner's runs hold at once, however many it has
+    waiting: all but one, so that a newcomer never waits behind one owner's long runs (a
+    pool of one slot is simply taken in turns). Worker pools and fleet agents both keep it."""
+    return max(1, slots - 1)
 
 
 class Verdict(StrEnum):
@@ -71,6 +81,7 @@ class RunResult:
     cpu_ms: int | None = None
     max_memory_mb: int | None = None
     truncated: bool = False
+    grading: GradingReport | None = None  # a graded run's findings (protocol version 2)
 
     @classmethod
     def refused(
@@ -92,6 +103,9 @@ class RunResult:
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)
         data["verdict"] = self.verdict.value
+        data.pop("grading")  # a plain run's result is as it was before graded runs
+        if self.grading is not None:
+            data["grading"] = self.grading.to_json()
         return data
 
     @classmethod
@@ -99,25 +113,40 @@ class RunResult:
         """Unknown fields are ignored, so a newer worker's additions do no harm."""
         known = {f.name for f in fields(cls)}
         values = {k: v for k, v in data.items() if k in known}
+        grading = data.get("grading")
+        values["grading"] = GradingReport.from_json(grading) if grading else None
         return cls(**{**values, "verdict": Verdict(data["verdict"])})
 
 
 @dataclass(frozen=True)
 class RunRequest:
-    """One piece of code to run on one backend."""
+    """One piece of code to run on one backend, for an owner whose runs share the slots
+    fairly with everyone else's (None: a run of its own, sharing with nobody)."""
 
     id: str
     code: str
     backend: Backend = Backend.AUTO
     limits: Limits = field(default_factory=Limits)
+    owner: str | None = None
+    # A graded run: the code is graded against this exercise (sandbox/README.md, "Grading").
+    grading: GradingRequest | None = None
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        data: dict[str, Any] = {
             "id": self.id,
             "code": self.code,
             "backend": self.backend.value,
             "limits": asdict(self.limits),
         }
+        if self.owner is not None:
+            data["owner"] = self.owner
+        if self.grading is not None:
+            data["grading"] = self.grading.to_json()
+        return data
+
+    def protocol_version(self) -> int:
+        """The lowest protocol version that carries this request."""
+        return GRADING_VERSION if self.grading is not None else OLDEST_VERSION
 
     @classmethod
     def from_json(cls, data: object) -> RunRequest | RunResult:
@@ -145,4 +174,20 @@ class RunRequest:
             limits = Limits.from_json(request.get("limits"))
         except ValueError as exc:
             return reject(f"Bad limits: {exc}.")
-        return cls(id=run_id, code=request["code"], backend=Backend(backend), limits=limits)
+        owner = request.get("owner")
+        if owner is not None and not (isinstance(owner, str) and OWNER_RE.match(owner)):
+            return reject("An owner is 1 to 64 letters, digits, - or _.")
+        grading = None
+        if request.get("grading") is not None:
+            try:
+                grading = GradingRequest.from_json(request["grading"])
+            except ValueError as exc:
+                return reject(f"Bad grading: {exc}.")
+        return cls(
+            id=run_id,
+            code=request["code"],
+            backend=Backend(backend),
+            limits=limits,
+            owner=owner,
+            grading=grading,
+        )

@@ -6,8 +6,13 @@ import json
 from typing import Any
 
 # Sent as "v" in every run message: a worker refuses a run in a version it does not speak,
-# rather than guess at what an older or newer client meant.
-PROTOCOL_VERSION = 1
+# rather than guess at what an older or newer client meant. Version 2 added graded runs
+# (a request's `grading`); a worker speaks every version from OLDEST_VERSION on, and a client
+# sends the lowest that carries what it asks (RunRequest.protocol_version), so that a plain
+# run still reaches a worker that speaks only version 1.
+PROTOCOL_VERSION = 2
+OLDEST_VERSION = 1
+GRADING_VERSION = 2
 
 
 def encode(message: dict[str, Any]) -> bytes:

@@ -18,12 +18,18 @@ from sandbox.protocol import (
     Busy,
     Event,
     Finished,
+    GradingReport,
+    GradingVerdict,
     Limits,
+    Mode,
     Output,
     Queued,
     RunRequest,
     RunResult,
     Started,
+    TestDone,
+    TestResult,
+    TestStatus,
     Verdict,
     WorkerState,
     WorkerStatus,
@@ -51,6 +57,19 @@ def test_a_good_request_is_read_with_its_limits_clamped() -> None:
         "r-1", "print(1)", Backend.CPU, Limits(wall_seconds=CEILINGS.wall_seconds)
     )
     assert RunRequest.from_json({"id": "r", "code": ""}) == RunRequest("r", "", Backend.AUTO)
+
+
+def test_an_owner_travels_with_the_request_and_only_when_given() -> None:
+    request = RunRequest("r", "print(1)", Backend.CPU, owner="ab12")
+    assert request.to_json()["owner"] == "ab12"
+    assert RunRequest.from_json(request.to_json()) == request
+    assert "owner" not in RunRequest("r", "print(1)").to_json()
+
+
+@pytest.mark.parametrize("owner", ["", "has space", "x" * 65, 7, ["a"], {"a": 1}])
+def test_a_bad_owner_is_rejected(owner: object) -> None:
+    result = rejection({"id": "r", "code": "print(1)", "owner": owner})
+    assert result.id == "r" and "owner" in result.detail
 
 
 @pytest.mark.parametrize("run_id", [None, "", "has space", "x" * 65, 7, ["a"], "é"])
@@ -159,6 +178,24 @@ FULL_RESULT = RunResult(
     max_memory_mb=321,
     truncated=True,
 )
+GRADED_RESULT = RunResult(
+    "g",
+    Verdict.OK,
+    0,
+    "",
+    "",
+    10,
+    "cpu",
+    "Some CPU",
+    grading=GradingReport(
+        GradingVerdict.FAILED,
+        75.0,
+        [TestResult("t", "values", False, TestStatus.PASS)],
+        "1 of 2 tests did not pass",
+        seed=3,
+        mode=Mode.RUN,
+    ),
+)
 EVENTS_ON_THE_WIRE: list[tuple[Event, dict[str, Any]]] = [
     (Queued(2), {"type": "queued", "position": 2, "estimate_seconds": None}),
     (Queued(3, 12.5), {"type": "queued", "position": 3, "estimate_seconds": 12.5}),
@@ -166,6 +203,21 @@ EVENTS_ON_THE_WIRE: list[tuple[Event, dict[str, Any]]] = [
     (Output("stdout", "a\n"), {"type": "stdout", "data": "a\n"}),
     (Output("stderr", "é\ufffd"), {"type": "stderr", "data": "é\ufffd"}),
     (Busy(5), {"type": "busy", "retry_after": 5}),
+    (
+        TestDone(TestResult("rows sum to one", "properties", True, TestStatus.FAIL, "off", 3)),
+        {
+            "type": "test",
+            "test": {
+                "name": "rows sum to one",
+                "category": "properties",
+                "hidden": True,
+                "status": "fail",
+                "message": "off",
+                "ms": 3,
+            },
+        },
+    ),
+    (Finished(GRADED_RESULT), {"type": "result", "result": GRADED_RESULT.to_json()}),
     (Finished(FULL_RESULT), {"type": "result", "result": FULL_RESULT.to_json()}),
     (
         Finished(RunResult.refused("r", Verdict.REJECTED, "No.", backend="cuda")),
@@ -293,3 +345,42 @@ def test_a_message_that_is_not_one_json_object_is_a_value_error() -> None:
     for line in (b"[]", b"nonsense", b"\xff", b"[" * 100_000):
         with pytest.raises(ValueError):
             decode(line)
+
+
+GRADING = {
+    "slug": "stable-softmax",
+    "mode": "run",
+    "config": {"slug": "stable-softmax"},
+    "reference": "def softmax(x, dim): ...",
+    "tests": "DECLARATIONS = []",
+}
+
+
+def test_a_graded_run_needs_protocol_version_2() -> None:
+    request = {"id": "g-1", "code": "x = 1", "backend": "cpu", "grading": GRADING}
+    graded = run_request({"op": "run", "v": 2, "request": request})
+    assert isinstance(graded, RunRequest) and graded.grading is not None
+    assert graded.grading.mode is Mode.RUN and graded.protocol_version() == 2
+    old = run_request({"op": "run", "v": 1, "request": request})
+    assert isinstance(old, RunResult) and old.verdict is Verdict.REJECTED
+    assert "needs protocol version 2" in old.detail
+    plain = run_request({"op": "run", "v": 1, "request": {"id": "p", "code": "x = 1"}})
+    assert isinstance(plain, RunRequest) and plain.protocol_version() == 1
+
+
+@pytest.mark.parametrize(
+    "grading",
+    [
+        "run",
+        {**GRADING, "mode": "everything"},
+        {**GRADING, "slug": "../etc"},
+        {**GRADING, "reference": 3},
+        {**GRADING, "seed": -1},
+        {**GRADING, "tests": "x" * (300 * 1024)},
+    ],
+)
+def test_a_malformed_grading_payload_is_rejected(grading: object) -> None:
+    request = {"id": "g-2", "code": "x = 1", "grading": grading}
+    result = run_request({"op": "run", "v": 2, "request": request})
+    assert isinstance(result, RunResult) and result.verdict is Verdict.REJECTED
+    assert result.detail.startswith("Bad grading:")

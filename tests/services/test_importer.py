@@ -292,3 +292,69 @@ def test_a_question_file_that_breaks_the_rules_stops_the_import(
     beside.write_text("item: dropout\nquestions:\n  - prompt: Not the item's prompt?\n")
     with pytest.raises(ContentError, match="word for word"):
         import_content(empty_engine, content_copy)
+
+
+def test_questions_after_the_items_prompts_are_added_and_old_ids_stay(
+    empty_engine: Engine, content_copy: Path
+) -> None:
+    from app.models import Question
+
+    beside = item_file(content_copy, "08-dropout.md").with_name("08-dropout.questions.yml")
+    import_content(empty_engine, content_copy)
+
+    def dropout_ids() -> dict[int, int | None]:
+        with Session(empty_engine) as s:
+            item = s.exec(select(Item).where(Item.slug == "dropout")).one()
+            found = s.exec(select(Question).where(Question.item_id == item.id)).all()
+            return {q.position: q.id for q in found}
+
+    before = dropout_ids()
+    added = (
+        '  - prompt: "What does eval-mode Dropout do to its input?"\n'
+        "    model_answer: It passes it through unchanged. Scaling happened in training.\n"
+        "    key_points: [identity in eval, scaling in training]\n"
+        "    choices:\n"
+        "      - {text: passes it unchanged, correct: true, why: eval is the identity}\n"
+        "      - {text: halves it, why: scaling is done in training}\n"
+        "      - {text: zeroes half of it, why: masks are drawn only in training}\n"
+    )
+    beside.write_text(beside.read_text() + added)
+    import_content(empty_engine, content_copy)
+    after = dropout_ids()
+    assert sorted(after) == [1, 2, 3]
+    assert {p: after[p] for p in before} == before and after[3] not in before.values()
+    beside.write_text(beside.read_text().replace("its input?", "its input"))
+    with pytest.raises(ContentError, match="question 3: prompt must be a question"):
+        import_content(empty_engine, content_copy)
+
+
+def test_a_question_shows_code_only_with_a_check_that_runs_it(
+    empty_engine: Engine, content_copy: Path
+) -> None:
+    from app.models import Question
+
+    beside = item_file(content_copy, "08-dropout.md").with_name("08-dropout.questions.yml")
+    shown = "import torch\nprint(torch.nn.Dropout(0.5).eval()(torch.ones(2)).tolist())\n"
+    block = "".join(f"      {line}\n" for line in shown.splitlines())
+    added = (
+        '  - prompt: "What does this print?"\n'
+        f"    code: |\n{block}"
+        "    model_answer: Two ones. Eval-mode Dropout is the identity.\n"
+        "    key_points: [identity in eval, no scaling at inference]\n"
+        "    choices:\n"
+        "      - {text: '[1.0, 1.0]', correct: true, why: eval is the identity}\n"
+        "      - {text: '[2.0, 2.0]', why: scaling is done in training}\n"
+        "      - {text: '[0.0, 2.0]', why: masks are drawn only in training}\n"
+    )
+    beside.write_text(beside.read_text() + added)
+    with pytest.raises(ContentError, match="question 3: a question with code needs a check"):
+        import_content(empty_engine, content_copy)
+    check = f"    check:\n      code: |\n{block.replace('      ', '        ')}"
+    beside.write_text(beside.read_text() + check + '      stdout: "[1.0, 1.0]\\n"\n')
+    import_content(empty_engine, content_copy)
+    with Session(empty_engine) as s:
+        question = s.exec(select(Question).where(Question.prompt == "What does this print?")).one()
+        plain = s.exec(select(Question).where(Question.position == 1)).first()
+    assert question.code == shown.rstrip("\n")
+    assert '<span class="kn">import</span>' in question.code_html
+    assert plain is not None and plain.code == plain.code_html == ""

@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from sandbox import cgroups, host
-from sandbox.protocol import PROTOCOL_VERSION, event_from_json
+from sandbox.protocol import GRADING_VERSION, PROTOCOL_VERSION, event_from_json
 from sandbox.worker import FIRST_UID
 
 CANARY = "leak-canary"
@@ -128,6 +128,28 @@ class WorkerHandle:
         events = self.send({"op": "run", "v": PROTOCOL_VERSION, "request": request})
         for event in events:
             event_from_json(event)  # each one is an event of the protocol, or this raises
+        result: dict[str, Any] = events[-1]["result"]
+        result["events"] = events[:-1]
+        return result
+
+    def grade(
+        self,
+        code: str,
+        grading: dict[str, Any],
+        limits: dict[str, Any] | None = None,
+        backend: str = "cpu",
+    ) -> dict[str, Any]:
+        """A graded run (`grading`: a GradingRequest's JSON); the result, with its events."""
+        request = {
+            "id": f"g{time.monotonic_ns()}",
+            "code": code,
+            "backend": backend,
+            "limits": limits or {},
+            "grading": grading,
+        }
+        events = self.send({"op": "run", "v": GRADING_VERSION, "request": request})
+        for event in events:
+            event_from_json(event)
         result: dict[str, Any] = events[-1]["result"]
         result["events"] = events[:-1]
         return result

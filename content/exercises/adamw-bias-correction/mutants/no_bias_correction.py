@@ -1,0 +1,28 @@
+import torch
+
+
+class AdamW:
+    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=1e-2):
+        self.params = list(params)
+        self.lr, self.eps, self.weight_decay = lr, eps, weight_decay
+        self.beta1, self.beta2 = betas
+        self.state = [None] * len(self.params)
+
+    @torch.no_grad()
+    def step(self):
+        for i, p in enumerate(self.params):
+            if p.grad is None:
+                continue
+            g = p.grad
+            if self.state[i] is None:
+                self.state[i] = {"m": torch.zeros_like(p), "v": torch.zeros_like(p)}
+            s = self.state[i]
+            p.mul_(1 - self.lr * self.weight_decay)
+            s["m"].mul_(self.beta1).add_(g, alpha=1 - self.beta1)
+            s["v"].mul_(self.beta2).addcmul_(g, g, value=1 - self.beta2)
+            # The moments are used as they are: biased towards zero in the first steps.
+            p.sub_(self.lr * s["m"] / (s["v"].sqrt() + self.eps))
+
+    def zero_grad(self):
+        for p in self.params:
+            p.grad = None

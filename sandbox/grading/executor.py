@@ -1,0 +1,150 @@
+"""What a solution's process does with each request of the grader: call a function, build an
+object, call its method, read or set an attribute, keep a value, run a backward pass.
+
+It runs beside the solution's code (the learner's, in the learner's jail; or ours, in the
+trusted in-process runner), and is told nothing of what the answers should be."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import torch
+
+from sandbox.grading.wire import Ref
+
+OPS = ("call", "new", "method", "get", "set", "keep", "index", "vjp", "batch", "repeat")
+
+
+class Executor:
+    """Answers requests against one solution's namespace (its module's globals), on
+    `device`: every tensor that arrives is moved there first."""
+
+    def __init__(self, namespace: dict[str, Any], device: str = "cpu") -> None:
+        self.namespace = namespace
+        self.device = device
+        self.objects: dict[int, Any] = {}
+
+    def handle(self, op: str, payload: Any) -> Any:
+        if op not in OPS or not isinstance(payload, dict):
+            raise ValueError(f"unknown request {op!r}")
+        payload = self._arrive(payload)
+        return getattr(self, f"_{op}")(payload)
+
+    def _arrive(self, value: Any) -> Any:
+        """Move tensors to this process's device and swap references for their objects."""
+        if isinstance(value, torch.Tensor):
+            moved = value.detach().to(self.device)
+            return moved.requires_grad_(value.requires_grad)
+        if isinstance(value, Ref):
+            if value.id not in self.objects:
+                raise KeyError(f"no object {value.id}")
+            return self.objects[value.id]
+        if isinstance(value, list):
+            return [self._arrive(v) for v in value]
+        if isinstance(value, tuple):
+            return tuple(self._arrive(v) for v in value)
+        if isinstance(value, dict):
+            return {k: self._arrive(v) for k, v in value.items()}
+        return value
+
+    def _keep_object(self, value: Any) -> Ref:
+        ref = Ref(len(self.objects) + 1)
+        self.objects[ref.id] = value
+        return ref
+
+    def resolve(self, target: str) -> Any:
+        """`name` or `name.attr.attr` in the solution's namespace."""
+        first, *rest = target.split(".")
+        if first not in self.namespace:
+            raise NameError(f"your code defines no {first!r}")
+        found = self.namespace[first]
+        for attr in rest:
+            found = getattr(found, attr)
+        return found
+
+    def _answer(self, value: Any, as_ref: bool) -> Any:
+        return self._keep_object(value) if as_ref else value
+
+    def _call(self, p: dict[str, Any]) -> Any:
+        fn = self.resolve(p["target"])
+        return self._answer(fn(*p.get("args", ()), **p.get("kwargs", {})), p.get("ref", False))
+
+    def _new(self, p: dict[str, Any]) -> Ref:
+        cls = self.resolve(p["target"])
+        return self._keep_object(cls(*p.get("args", ()), **p.get("kwargs", {})))
+
+    def _method(self, p: dict[str, Any]) -> Any:
+        fn = getattr(p["obj"], p["name"])
+        return self._answer(fn(*p.get("args", ()), **p.get("kwargs", {})), p.get("ref", False))
+
+    def _get(self, p: dict[str, Any]) -> Any:
+        name = p.get("name")
+        return p["obj"] if name is None else getattr(p["obj"], name)
+
+    def _set(self, p: dict[str, Any]) -> None:
+        setattr(p["obj"], p["name"], p["value"])
+
+    def _keep(self, p: dict[str, Any]) -> Ref:
+        return self._keep_object(p["value"])
+
+    def _index(self, p: dict[str, Any]) -> Ref:
+        return self._keep_object(p["obj"][p["index"]])
+
+    def _vjp(self, p: dict[str, Any]) -> dict[str, Any]:
+        """Forward with every floating tensor argument requiring grad, then the
+        vector-Jacobian product with `grad_output`: {"output", "grads"} (a grad per positional
+        argument, None where it is not a floating tensor or got no gradient)."""
+        args = [
+            a.detach().clone().requires_grad_(True)
+            if isinstance(a, torch.Tensor) and a.is_floating_point()
+            else a
+            for a in p.get("args", ())
+        ]
+        fn: Callable[..., Any]
+        fn = getattr(p["obj"], p["target"]) if "obj" in p else self.resolve(p["target"])
+        with torch.enable_grad():
+            output = fn(*args, **p.get("kwargs", {}))
+            outputs = list(output) if isinstance(output, (tuple, list)) else [output]
+            grad_outputs = p["grad_output"]
+            grad_outputs = (
+                list(grad_outputs) if isinstance(grad_outputs, (tuple, list)) else [grad_outputs]
+            )
+            wanted = [a for a in args if isinstance(a, torch.Tensor) and a.requires_grad]
+            pairs = [(o, g) for o, g in zip(outputs, grad_outputs, strict=False) if o.requires_grad]
+            grads: list[Any] = [None] * len(wanted)
+            if pairs and wanted:
+                grads = list(
+                    torch.autograd.grad(
+                        [o for o, _ in pairs],
+                        wanted,
+                        [g for _, g in pairs],
+                        allow_unused=True,
+                    )
+                )
+        by_arg = iter(grads)  # `wanted` is exactly the arguments made to require grad, in order
+        per_arg = [
+            next(by_arg) if isinstance(a, torch.Tensor) and a.requires_grad else None for a in args
+        ]
+        return {"output": output, "grads": per_arg}
+
+    def _batch(self, p: dict[str, Any]) -> list[Any]:
+        """Several requests in one message: [[true, value] | [false, error], ...]."""
+        answers: list[Any] = []
+        for item in p["calls"]:
+            try:
+                answers.append([True, getattr(self, f"_{item['op']}")(item)])
+            except Exception as exc:
+                answers.append([False, f"{type(exc).__name__}: {exc}"])
+        return answers
+
+    def _repeat(self, p: dict[str, Any]) -> int:
+        """Call the target once on each input tuple (a timed round of the performance test:
+        the grader holds the clock); answers how many calls were made."""
+        fn = self.resolve(p["target"])
+        synchronize = self.device == "cuda"
+        for args in p["inputs"]:
+            fn(*args)
+        if synchronize:
+            torch.cuda.synchronize()
+        return len(p["inputs"])

@@ -1,0 +1,106 @@
+"""Gradient checks with gradcheck's semantics, computed on the grader's side in float64.
+
+The learner's process is asked for two things only: forward values (at the inputs, and at
+inputs moved a little along random directions, all in one batched message) and
+vector-Jacobian products (forward, then backward with a grad_output the grader chose). The
+grader then checks, for each random direction u and the grad_output v:
+
+    (<v, f(x + eps u)> - <v, f(x - eps u)>) / (2 eps)  ==  <J^T v, u>
+
+which is what torch.autograd.gradcheck's fast mode checks (a projection of the Jacobian on
+both sides), and compares J^T v with the reference's own backward."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import torch
+
+from sandbox.grading.compare import Comparison, Mismatch, Tolerance
+from sandbox.grading.dsl import Case
+from sandbox.grading.solution import GraderFault, LearnerError, Solution
+
+
+def _tensors(value: Any) -> list[torch.Tensor]:
+    if isinstance(value, torch.Tensor):
+        return [value]
+    if isinstance(value, (list, tuple)):
+        return [t for v in value for t in _tensors(v)]
+    return []
+
+
+def _inner(a: list[torch.Tensor], b: list[torch.Tensor]) -> float:
+    return float(sum((x.double() * y.double()).sum() for x, y in zip(a, b, strict=True)))
+
+
+def check_gradients(
+    learner: Solution,
+    reference: Solution,
+    target: str,
+    c: Case,
+    options: dict[str, Any],
+    generator: torch.Generator,
+    visible: bool,
+) -> None:
+    eps, atol, rtol = options["eps"], options["atol"], options["rtol"]
+    args, kwargs = c.args, c.kwargs
+    floating = [
+        i for i, a in enumerate(args) if isinstance(a, torch.Tensor) and a.is_floating_point()
+    ]
+    try:
+        expected_out = reference.call(target, *args, **kwargs)
+        outs = _tensors(expected_out)
+        grad_output = [torch.randn(o.shape, generator=generator, dtype=o.dtype) for o in outs]
+        v: Any = grad_output[0] if isinstance(expected_out, torch.Tensor) else tuple(grad_output)
+        _, expected_grads = reference.vjp(target, args, v, kwargs)
+    except LearnerError as exc:
+        raise GraderFault(f"the reference failed a gradient check: {exc}") from None
+
+    _, grads = learner.vjp(target, args, v, kwargs)
+    if len(grads) != len(args):
+        raise Mismatch("the backward answered for the wrong number of arguments")
+    for i in floating:
+        if grads[i] is None and expected_grads[i] is not None:
+            raise Mismatch(f"no gradient reached argument {i} (is the output detached?)")
+    grads = [
+        torch.zeros_like(args[i]) if g is None and i in floating else g for i, g in enumerate(grads)
+    ]
+    directions = [
+        [torch.randn(args[i].shape, generator=generator, dtype=torch.float64) for i in floating]
+        for _ in range(options["directions"])
+    ]
+    calls = []
+    for u in directions:
+        for sign in (1.0, -1.0):
+            moved = list(args)
+            for i, ui in zip(floating, u, strict=True):
+                moved[i] = args[i] + sign * eps * ui
+            calls.append({"op": "call", "target": target, "args": tuple(moved), "kwargs": kwargs})
+    answers = learner.batch(calls)
+    for n, u in enumerate(directions):
+        (ok_plus, plus), (ok_minus, minus) = answers[2 * n], answers[2 * n + 1]
+        if not (ok_plus and ok_minus):
+            raise LearnerError(f"your forward raised on slightly moved inputs: {plus or minus}")
+        try:
+            numeric = _inner(grad_output, _tensors(plus)) - _inner(grad_output, _tensors(minus))
+        except (RuntimeError, ValueError):
+            raise Mismatch("the forward's output changed shape when its inputs moved") from None
+        numeric /= 2 * eps
+        analytic = _inner([grads[i] for i in floating], u)
+        if abs(numeric - analytic) > atol + rtol * abs(numeric):
+            raise Mismatch(
+                "the backward disagrees with finite differences of the forward: along a random "
+                f"direction u, d/dt <v, f(x + t u)> is {numeric:.6g} by central differences "
+                f"(eps {eps:g}) and {analytic:.6g} from your backward (<J^T v, u>); "
+                f"tolerance atol {atol:g} + rtol {rtol:g}"
+            )
+    comparison = Comparison({"float64": {learner.device: Tolerance(atol, rtol)}}, learner.device,
+                            visible)  # fmt: skip
+    for i in floating:
+        if expected_grads[i] is None:
+            continue
+        comparison.check(
+            expected_grads[i],
+            grads[i],
+            f"gradient of argument {i} (against the reference's backward)",
+        )

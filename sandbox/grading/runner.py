@@ -1,0 +1,213 @@
+"""Running an exercise's declared tests against a learner, the reference beside it: the one
+grading loop, used by the jailed grader (grader.py) and by the trusted in-process runner
+(trusted.py) alike."""
+
+from __future__ import annotations
+
+import copy
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import torch
+
+from sandbox.grading import api_rules, checks
+from sandbox.grading.compare import Comparison, Mismatch, Tolerance, norm_ratio
+from sandbox.grading.draws import Draw, case_seed
+from sandbox.grading.dsl import CATEGORY_WEIGHTS, Case, Test
+from sandbox.grading.gradcheck import check_gradients
+from sandbox.grading.solution import GraderFault, LearnerError, Solution
+from sandbox.protocol.grading import (
+    GradingReport,
+    GradingVerdict,
+    Mode,
+    TestResult,
+    TestStatus,
+)
+
+
+@dataclass
+class Grading:
+    """Everything one grading needs."""
+
+    tests: Sequence[Test]
+    learner: Solution
+    reference: Solution
+    learner_source: str
+    tolerances: dict[str, dict[str, Tolerance]]
+    forbid: Sequence[str]
+    seed: int
+    mode: Mode = Mode.SUBMIT
+    performance: dict[str, Any] | None = None
+
+
+def selected(tests: Sequence[Test], mode: Mode) -> list[Test]:
+    """Run mode grades the visible tests only; performance is measured on submit."""
+    if mode is Mode.RUN:
+        return [t for t in tests if t.visible and t.kind != "performance"]
+    return list(tests)
+
+
+def grade(
+    g: Grading,
+    on_result: Callable[[TestResult], None] = lambda r: None,
+    load_problem: str | None = None,
+) -> GradingReport:
+    """Every selected test in order; `on_result` hears each as it ends. `load_problem`: why
+    the learner's code could not be loaded (then nothing is graded)."""
+    results: list[TestResult] = []
+    lost: str | None = load_problem
+    for test in selected(g.tests, g.mode):
+        if lost is not None:
+            result = _result(test, TestStatus.ERROR, lost, 0)
+        else:
+            result = run_test(g, test)
+            if result.status is TestStatus.ERROR and result.message.startswith(LOST_PREFIX):
+                lost = "Not run: " + result.message
+        results.append(result)
+        on_result(result)
+    return report(results, g.seed, g.mode, load_problem)
+
+
+LOST_PREFIX = "Your code's process ended"
+
+
+def report(
+    results: list[TestResult], seed: int, mode: Mode, load_problem: str | None = None
+) -> GradingReport:
+    weights = [CATEGORY_WEIGHTS.get(r.category, 1.0) for r in results]
+    passed = sum(w for w, r in zip(weights, results, strict=True) if r.status is TestStatus.PASS)
+    score = round(100.0 * passed / sum(weights), 1) if results else 0.0
+    if load_problem is not None:
+        verdict, detail = GradingVerdict.ERROR, load_problem
+    elif all(r.status is TestStatus.PASS for r in results):
+        verdict, detail = GradingVerdict.PASSED, ""
+    else:
+        failing = [r for r in results if r.status is not TestStatus.PASS]
+        verdict = GradingVerdict.FAILED
+        detail = f"{len(failing)} of {len(results)} tests did not pass; first: {failing[0].name}"
+    return GradingReport(verdict, score, results, detail, seed, mode)
+
+
+def _result(test: Test, status: TestStatus, message: str, ms: int) -> TestResult:
+    return TestResult(test.name, test.category, not test.visible, status, message, ms)
+
+
+def run_test(g: Grading, test: Test) -> TestResult:
+    started = time.perf_counter()
+
+    def done(status: TestStatus, message: str = "") -> TestResult:
+        return _result(test, status, message, int((time.perf_counter() - started) * 1000))
+
+    if test.kind == "api_rule":
+        problems = api_rules.violations(g.learner_source, test.options.get("forbid") or g.forbid)
+        return done(TestStatus.FAIL, "; ".join(problems[:5])) if problems else done(TestStatus.PASS)
+    try:
+        g.learner.begin(test.name)
+        for index in range(test.cases):
+            for k, dtype in enumerate(test.dtypes):
+                draw = Draw(case_seed(g.seed, test.name, index * 8 + k), index, dtype)
+                assert test.inputs is not None
+                c = test.inputs(draw)
+                try:
+                    _run_case(g, test, c, draw)
+                except Mismatch as exc:
+                    where = f"case {index + 1} of {test.cases} ({dtype}{_shapes(c)})"
+                    return done(TestStatus.FAIL, f"{where}: {exc}")
+    except LearnerError as exc:
+        status = TestStatus.TIMEOUT if exc.status == "timeout" else TestStatus.ERROR
+        message = str(exc)
+        if exc.lost:
+            message = f"{LOST_PREFIX} during this test: {message}"
+        return done(status, message)
+    return done(TestStatus.PASS)
+
+
+def _shapes(c: Case) -> str:
+    shapes = [tuple(a.shape) for a in c.args if isinstance(a, torch.Tensor)]
+    return (", inputs " + ", ".join(str(s) for s in shapes)) if shapes else ""
+
+
+def _run_case(g: Grading, test: Test, c: Case, draw: Draw) -> None:
+    comparison = Comparison(
+        g.tolerances, g.learner.device, test.visible, test.options.get("tol", 1.0)
+    )
+    if test.kind == "prop":
+        token = checks.current.set(comparison)
+        try:
+            assert callable(test.target)
+            test.target(g.learner, _copy(c))
+        finally:
+            checks.current.reset(token)
+        return
+    if test.kind == "gradients":
+        assert isinstance(test.target, str)
+        check_gradients(
+            g.learner, g.reference, test.target, c, test.options, draw.generator, test.visible
+        )
+        return
+    expected = _expected(g, test, c)
+    actual = _drive(g.learner, test.target, _copy(c))
+    if test.kind == "values" and test.options.get("steps"):
+        _check_steps(comparison, expected, actual)
+    elif test.kind == "values":
+        comparison.check(expected, actual)
+    elif test.kind == "shapes":
+        _check_structure(expected, actual, g.learner)
+    elif test.kind == "nontrivial":
+        ratio = norm_ratio(expected, actual)
+        if ratio < test.options["min_ratio"]:
+            raise Mismatch(
+                f"the output's norm is {ratio:.1%} of the expected output's: a near-constant or "
+                "all-zero answer does not pass"
+            )
+
+
+def _check_steps(comparison: Comparison, expected: Any, actual: Any) -> None:
+    """A trajectory: one output per step, compared in order, named by step."""
+    if not isinstance(actual, (list, tuple)) or len(actual) != len(expected):
+        raise Mismatch(f"expected {len(expected)} steps of output")
+    for step, (e, a) in enumerate(zip(expected, actual, strict=True), start=1):
+        comparison.check(e, a, f"after step {step}")
+
+
+def _expected(g: Grading, test: Test, c: Case) -> Any:
+    expect = test.options.get("expect")
+    try:
+        if expect is not None:
+            return expect(_copy(c))
+        return _drive(g.reference, test.target, _copy(c))
+    except LearnerError as exc:
+        raise GraderFault(f"the reference failed in {test.name!r}: {exc}") from None
+
+
+def _drive(sol: Solution, target: Any, c: Case) -> Any:
+    if isinstance(target, str):
+        return sol.call(target, *c.args, **c.kwargs)
+    return target(sol, c)
+
+
+def _copy(c: Case) -> Case:
+    """Each side gets its own copy of the inputs: what one does to them, the other never sees."""
+    return Case(copy.deepcopy(c.args, {}), copy.deepcopy(c.kwargs, {}), copy.deepcopy(c.data, {}))
+
+
+def _check_structure(expected: Any, actual: Any, learner: Solution, where: str = "output") -> None:
+    if isinstance(expected, torch.Tensor):
+        if not isinstance(actual, torch.Tensor):
+            raise Mismatch(f"{where}: expected a tensor, got {type(actual).__name__}")
+        if tuple(actual.shape) != tuple(expected.shape):
+            raise Mismatch(
+                f"{where}: expected shape {tuple(expected.shape)}, got {tuple(actual.shape)}"
+            )
+        if actual.dtype != expected.dtype:
+            raise Mismatch(f"{where}: expected dtype {expected.dtype}, got {actual.dtype}")
+    elif isinstance(expected, (list, tuple)):
+        if not isinstance(actual, (list, tuple)) or len(actual) != len(expected):
+            raise Mismatch(f"{where}: expected {len(expected)} outputs")
+        for i, (e, a) in enumerate(zip(expected, actual, strict=True)):
+            _check_structure(e, a, learner, f"{where}[{i}]")
+    wrong = [d for d in getattr(learner, "last_devices", []) if d != learner.device]
+    if wrong:
+        raise Mismatch(f"{where}: a tensor came back on {wrong[0]}, not {learner.device}")

@@ -1,0 +1,42 @@
+"""The trusted in-process runner: the same grading loop (runner.py) with the learner's side
+in this process too. Only for code of ours (references, starters, mutants: the honesty
+check in CI, and authors checking an exercise); a learner's code is graded only through the
+jailed two-process path (sandbox/README.md, "Grading")."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from sandbox.grading.exercise import Exercise
+from sandbox.grading.runner import Grading, grade
+from sandbox.grading.solution import LocalSolution, solution_traceback
+from sandbox.protocol.grading import GradingReport, Mode, TestResult
+
+
+def grade_in_process(
+    exercise: Exercise,
+    code: str,
+    *,
+    mode: Mode = Mode.SUBMIT,
+    seed: int = 0,
+    on_result: Callable[[TestResult], None] = lambda r: None,
+) -> GradingReport:
+    """Grade `code` (one of our own solutions) against `exercise` in this process."""
+    reference = LocalSolution.from_source(exercise.reference, "reference.py")
+    problem = None
+    try:
+        learner = LocalSolution.from_source(code)
+    except Exception as exc:
+        problem = "Your code did not load:\n" + solution_traceback(exc)
+        learner = LocalSolution({})
+    grading = Grading(
+        tests=exercise.tests(),
+        learner=learner,
+        reference=reference,
+        learner_source=code,
+        tolerances=exercise.config.tolerances,
+        forbid=exercise.config.forbid,
+        seed=seed,
+        mode=mode,
+    )
+    return grade(grading, on_result, problem)

@@ -1,0 +1,258 @@
+"""A graded run (sandbox/README.md, "Grading"): the learner's jail and the grader's, forked
+from the warm zygotes and joined by one socket; the learner's output streamed as any run's,
+the grader's result lines turned into TestDone events and the run's grading report."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import socket
+import time
+from dataclasses import dataclass, field, replace
+
+from sandbox.cgroups import RunCgroup
+from sandbox.output import OutputStreams
+from sandbox.protocol import (
+    Emit,
+    GradingReport,
+    GradingRequest,
+    GradingVerdict,
+    Limits,
+    Mode,
+    RunResult,
+    Started,
+    StopReason,
+    TestDone,
+    TestResult,
+    Verdict,
+)
+from sandbox.runner import RunContext, _fork, _Pipes, _read_all, _read_pipe, _watch_cpu
+from sandbox.verdict import judge
+from sandbox.zygote_client import Zygote, ZygoteDied
+
+log = logging.getLogger("sandbox")
+
+# The grader's uid is its learner slot's plus this (its PID 1's, plus INIT_UID_OFFSET too):
+# slots stay below INIT_UID_OFFSET (500), so no uid of one run's grader is another's.
+GRADER_UID_OFFSET = 1000
+# What the grader may use: ours, not the request's. It holds torch (shared with the zygote)
+# and small tensors; one thread, so that it leaves the learner's cores to the learner.
+GRADER_LIMITS = Limits(memory_mb=2048, pids=32, tmp_mb=16, threads=1, output_bytes=1 << 20)
+MAX_GRADER_BYTES = 4 << 20  # its result lines, all told
+
+
+def grader_context(learner: RunContext, payload: str) -> RunContext:
+    """The grader's jail for `learner`'s graded run: another uid, the CPU, our limits; its
+    "code" is the payload (exercise sources, the learner's source as data, seed, mode)."""
+    limits = replace(
+        GRADER_LIMITS,
+        wall_seconds=learner.limits.wall_seconds,
+        cpu_seconds=learner.limits.wall_seconds,
+    )
+    return replace(
+        learner,
+        code=payload,
+        backend="cpu",
+        limits=limits,
+        uid=learner.uid + GRADER_UID_OFFSET,
+        compile_cache=None,
+        warm=False,
+        role="grader",
+        stop_reason=None,
+        stopped=asyncio.Event(),
+    )
+
+
+def payload_for(code: str, grading: GradingRequest, seed: int, device: str) -> str:
+    return json.dumps({"grading": grading.to_json(), "code": code, "seed": seed, "device": device})
+
+
+@dataclass
+class _GraderLines:
+    """What the grader wrote: results as they come, its report or its fault."""
+
+    emit: Emit
+    tests: list[TestResult] = field(default_factory=list)
+    report: GradingReport | None = None
+    fault: str | None = None
+    size: int = 0
+
+    async def follow(self, queue: asyncio.Queue[bytes]) -> None:
+        pending = b""
+        while chunk := await queue.get():
+            self.size += len(chunk)
+            if self.size > MAX_GRADER_BYTES:
+                self.fault = "the grader wrote more than its limit"
+                return
+            pending += chunk
+            *lines, pending = pending.split(b"\n")
+            for line in lines:
+                await self._line(line)
+
+    async def _line(self, line: bytes) -> None:
+        try:
+            message = json.loads(line)
+            if "test" in message:
+                result = TestResult.from_json(message["test"])
+                self.tests.append(result)
+                await self.emit(TestDone(result))
+            elif "report" in message:
+                self.report = GradingReport.from_json(message["report"])
+            elif "fault" in message:
+                self.fault = str(message["fault"])
+        except (ValueError, TypeError, ConnectionError) as exc:
+            self.fault = self.fault or f"unreadable grader line: {exc}"
+
+
+async def execute_grading(
+    learner: RunContext,
+    grader: RunContext,
+    learner_zygote: Zygote,
+    grader_zygote: Zygote,
+    mode_seed: tuple[str, int],
+    emit: Emit,
+) -> RunResult:
+    """Run both jails until the grader has reported (or the run is stopped)."""
+    started = time.monotonic()
+    cgroups: list[RunCgroup] = []
+    try:
+        for ctx in (learner, grader):
+            lim = ctx.limits
+            cgroups.append(
+                ctx.cgroups.create(memory_mb=lim.memory_mb, pids=lim.pids, cpus=lim.threads)
+            )
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            learner_pipes = await _fork(learner, learner_zygote, cgroups[0], ours.fileno())
+            grader_pipes = await _fork(grader, grader_zygote, cgroups[1], theirs.fileno())
+        except ZygoteDied as exc:
+            detail = f"The sandbox's warm process stopped unexpectedly ({exc}); please retry."
+            return RunResult.refused(
+                learner.run_id, Verdict.INTERNAL_ERROR, detail, backend=learner.backend
+            )
+        finally:
+            ours.close()
+            theirs.close()
+        return await _follow(
+            learner, grader, cgroups, learner_pipes, grader_pipes, mode_seed, emit, started
+        )
+    finally:
+        for cgroup in cgroups:  # kills whatever is left of either jail, as execute() does
+            await asyncio.shield(asyncio.to_thread(cgroup.remove))
+
+
+async def _follow(
+    learner: RunContext,
+    grader: RunContext,
+    cgroups: list[RunCgroup],
+    learner_pipes: _Pipes,
+    grader_pipes: _Pipes,
+    mode_seed: tuple[str, int],
+    emit: Emit,
+    started: float,
+) -> RunResult:
+    with contextlib.suppress(ConnectionError):  # a client gone away is noticed elsewhere
+        await emit(Started(learner.backend, learner.device))
+    output = OutputStreams(
+        learner.limits.output_bytes, emit, lambda: learner.stop(StopReason.OUTPUT)
+    )
+    output.attach(learner_pipes.stdout, "stdout")
+    output.attach(learner_pipes.stderr, "stderr")
+    streams = asyncio.create_task(output.run())
+    lines = _GraderLines(emit)
+    grader_out = asyncio.create_task(lines.follow(await _read_pipe(grader_pipes.stdout)))
+    grader_err = asyncio.create_task(_read_all(await _read_pipe(grader_pipes.stderr)))
+    learner_status = asyncio.create_task(_read_all(await _read_pipe(learner_pipes.status)))
+    grader_status = asyncio.create_task(_read_all(await _read_pipe(grader_pipes.status)))
+    cpu_watch = asyncio.create_task(_watch_cpu(learner, cgroups[0]))
+    stopped = asyncio.create_task(learner.stopped.wait())
+    try:
+        deadline = learner.limits.wall_seconds
+        done, _ = await asyncio.wait(
+            {grader_status, stopped}, timeout=deadline, return_when=asyncio.FIRST_COMPLETED
+        )
+        if grader_status not in done and stopped not in done:
+            learner.stop(StopReason.TIMEOUT)
+        if learner.stop_reason in (StopReason.TIMEOUT, StopReason.CANCEL):
+            await asyncio.to_thread(cgroups[1].kill_all)
+        elif learner.stop_reason is not None:
+            # The learner's jail was stopped (its output or CPU time): the grader carries on,
+            # its remaining requests unanswered, and reports.
+            await asyncio.to_thread(cgroups[0].kill_all)
+            remaining = max(1.0, deadline - (time.monotonic() - started))
+            await asyncio.wait({grader_status}, timeout=remaining)
+            if not grader_status.done():
+                await asyncio.to_thread(cgroups[1].kill_all)
+        await grader_status
+        await asyncio.to_thread(cgroups[0].kill_all)  # the grader is done with it
+        learner_report = await learner_status
+        await grader_out
+        await streams
+    finally:
+        for task in (streams, cpu_watch, stopped, grader_out):
+            task.cancel()
+        output.close()
+    return _result(
+        learner, cgroups[0], learner_report, output, lines, await grader_err, mode_seed, started
+    )
+
+
+def _result(
+    learner: RunContext,
+    cgroup: RunCgroup,
+    learner_report: bytes,
+    output: OutputStreams,
+    lines: _GraderLines,
+    grader_stderr: bytes,
+    mode_seed: tuple[str, int],
+    started: float,
+) -> RunResult:
+    verdict, detail = Verdict.OK, ""
+    exit_code: int | None = 0
+    report = lines.report
+    if learner.stop_reason is not None:
+        verdict, exit_code, detail = judge(learner.stop_reason, learner.limits, cgroup, b"")
+    if report is None and learner.stop_reason is StopReason.TIMEOUT:
+        report = _partial(lines.tests, GradingVerdict.TIMEOUT, detail, mode_seed)
+    elif report is None:
+        log.error(
+            "grader failed in run %s: %s; stderr: %s",
+            learner.run_id,
+            lines.fault,
+            grader_stderr[-4000:].decode(errors="replace"),
+        )
+        if learner.stop_reason is None:
+            verdict, exit_code = Verdict.INTERNAL_ERROR, None
+            detail = "The grader failed (our fault, not your code's); it has been logged."
+        report = _partial(lines.tests, GradingVerdict.ERROR, detail, mode_seed)
+    del learner_report  # the learner never exits by itself: the grader's end ends it
+    return RunResult(
+        id=learner.run_id,
+        verdict=verdict,
+        exit_code=exit_code,
+        stdout=output.text("stdout"),
+        stderr=output.text("stderr"),
+        wall_ms=int((time.monotonic() - started) * 1000),
+        backend=learner.backend,
+        device=learner.device,
+        detail=detail,
+        cpu_ms=_cpu_ms(cgroup),
+        max_memory_mb=None,
+        truncated=output.truncated,
+        grading=report,
+    )
+
+
+def _partial(
+    tests: list[TestResult], verdict: GradingVerdict, detail: str, mode_seed: tuple[str, int]
+) -> GradingReport:
+    return GradingReport(verdict, 0.0, tests, detail, mode_seed[1], Mode(mode_seed[0]))
+
+
+def _cpu_ms(cgroup: RunCgroup) -> int | None:
+    try:
+        return cgroup.cpu_ms()
+    except OSError:
+        return None

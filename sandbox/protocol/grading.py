@@ -1,0 +1,150 @@
+"""A graded run: what it asks for (the exercise's trusted sources, the mode, the seed) and
+what it answers (one result per test, a verdict and a score). The worker, the grader in its
+jail and the app share these; sandbox/README.md ("Grading") tells the whole protocol."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import asdict, dataclass, field
+from enum import StrEnum
+from typing import Any
+
+# A request's exercise sources (reference, tests, configuration) together: generous for our
+# own files, small enough to travel in one message beside the learner's 64 KiB of code.
+MAX_EXERCISE_BYTES = 256 * 1024
+SLUG_RE = re.compile(r"^[a-z0-9][a-z0-9-]{0,79}$")
+MAX_MESSAGE_CHARS = 2000
+
+
+class Mode(StrEnum):
+    RUN = "run"  # visible tests only
+    SUBMIT = "submit"  # every test
+
+
+class TestStatus(StrEnum):
+    __test__ = False  # not a pytest test class
+    PASS = "pass"
+    FAIL = "fail"
+    ERROR = "error"  # the learner's code raised, or its process ended, in this test
+    TIMEOUT = "timeout"  # a call of this test ran past its time
+
+
+class GradingVerdict(StrEnum):
+    PASSED = "passed"  # every test passed
+    FAILED = "failed"  # at least one did not
+    ERROR = "error"  # the code could not be graded at all (did not load, or the grader failed)
+    TIMEOUT = "timeout"  # the whole grading ran out of time
+
+
+@dataclass(frozen=True)
+class GradingRequest:
+    """What a run with a grading payload carries beside the learner's code. `exercise` holds
+    the trusted sources, sent by the app from content/exercises/<slug>/: `config` (the
+    parsed exercise.yml), `reference` and `tests` (Python source). They reach the grader's
+    jail only (sandbox/README.md), never the learner's."""
+
+    slug: str
+    mode: Mode
+    config: dict[str, Any]
+    reference: str
+    tests: str
+    seed: int | None = None  # None: the worker draws one
+
+    def to_json(self) -> dict[str, Any]:
+        return {**asdict(self), "mode": self.mode.value}
+
+    @classmethod
+    def from_json(cls, data: object) -> GradingRequest:
+        """ValueError (with a sentence) for anything malformed."""
+        if not isinstance(data, dict):
+            raise ValueError("grading must be an object")
+        slug, mode = data.get("slug"), data.get("mode")
+        if not isinstance(slug, str) or not SLUG_RE.match(slug):
+            raise ValueError("grading.slug must be an exercise slug")
+        if mode not in {m.value for m in Mode}:
+            raise ValueError("grading.mode must be 'run' or 'submit'")
+        config, reference, tests = data.get("config"), data.get("reference"), data.get("tests")
+        if not isinstance(config, dict):
+            raise ValueError("grading.config must be an object")
+        if not isinstance(reference, str) or not isinstance(tests, str):
+            raise ValueError("grading.reference and grading.tests must be source text")
+        if len(reference.encode()) + len(tests.encode()) > MAX_EXERCISE_BYTES:
+            raise ValueError("the exercise's sources are over 256 KiB")
+        seed = data.get("seed")
+        if seed is not None and (type(seed) is not int or not 0 <= seed < 2**63):
+            raise ValueError("grading.seed must be a non-negative integer")
+        return cls(slug, Mode(mode), config, reference, tests, seed)
+
+
+@dataclass(frozen=True)
+class TestResult:
+    """One test's outcome. `message` explains any status but pass; for a hidden test it
+    says what failed and by how much, never the expected values."""
+
+    __test__ = False  # not a pytest test class
+
+    name: str
+    category: str
+    hidden: bool
+    status: TestStatus
+    message: str = ""
+    ms: int = 0
+
+    def to_json(self) -> dict[str, Any]:
+        return {**asdict(self), "status": self.status.value}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> TestResult:
+        """ValueError for anything that is not one (it comes from a jailed process)."""
+        try:
+            return cls(
+                name=str(data["name"])[:120],
+                category=str(data["category"])[:20],
+                hidden=bool(data["hidden"]),
+                status=TestStatus(data["status"]),
+                message=str(data.get("message", ""))[:MAX_MESSAGE_CHARS],
+                ms=int(data.get("ms", 0)),
+            )
+        except (KeyError, TypeError, ValueError) as exc:
+            raise ValueError(f"malformed test result: {exc}") from None
+
+
+@dataclass(frozen=True)
+class GradingReport:
+    """The whole grading: `tests` in the order they ran, the verdict, the score (0-100,
+    each test weighted by its category), `detail` in plain words for anything but passed,
+    and `performance` (the timing sentence of a passing submission, when measured)."""
+
+    verdict: GradingVerdict
+    score: float
+    tests: list[TestResult] = field(default_factory=list)
+    detail: str = ""
+    seed: int = 0
+    mode: Mode = Mode.SUBMIT
+    performance: dict[str, Any] | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "verdict": self.verdict.value,
+            "score": self.score,
+            "tests": [t.to_json() for t in self.tests],
+            "detail": self.detail,
+            "seed": self.seed,
+            "mode": self.mode.value,
+            "performance": self.performance,
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> GradingReport:
+        try:
+            return cls(
+                verdict=GradingVerdict(data["verdict"]),
+                score=float(data["score"]),
+                tests=[TestResult.from_json(t) for t in data.get("tests", [])],
+                detail=str(data.get("detail", "")),
+                seed=int(data.get("seed", 0)),
+                mode=Mode(data.get("mode", "submit")),
+                performance=data.get("performance"),
+            )
+        except (KeyError, TypeError, ValueError) as exc:
+            raise ValueError(f"malformed grading report: {exc}") from None

@@ -1,0 +1,57 @@
+"""Every exercise folder follows the format of content/README.md ("Exercises"): it loads, its
+topic is a deck topic, and the Q&A items it drills exist."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+import yaml
+
+from app.settings import PROJECT_ROOT
+from sandbox.grading.exercise import ExerciseError, load
+from tests.exercises.conftest import exercise_folders
+
+CONTENT = PROJECT_ROOT / "content"
+
+
+def item_slugs() -> set[str]:
+    slugs = set()
+    for path in CONTENT.glob("*/*.md"):
+        match = re.search(r"^slug:\s*(\S+)", path.read_text(encoding="utf-8"), re.MULTILINE)
+        if match:
+            slugs.add(match.group(1))
+    return slugs
+
+
+def topics() -> set[str]:
+    decks = yaml.safe_load((CONTENT / "decks.yml").read_text(encoding="utf-8"))
+    return {t["slug"] for t in decks["topics"]}
+
+
+@pytest.mark.parametrize("folder", exercise_folders(), ids=lambda p: p.name)
+def test_exercise_folder_follows_the_format(folder: Path) -> None:
+    exercise = load(folder)
+    assert exercise.config.topic in topics()
+    unknown = set(exercise.config.items) - item_slugs()
+    assert not unknown, f"items that do not exist: {sorted(unknown)}"
+
+
+def test_a_broken_folder_is_refused_with_its_reason(tmp_path: Path) -> None:
+    source = exercise_folders()[0]
+    broken = tmp_path / source.name
+    broken.mkdir()
+    for path in source.rglob("*"):
+        if path.is_file():
+            target = broken / path.relative_to(source)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(path.read_bytes())
+    (broken / "mutants" / sorted(p.name for p in (broken / "mutants").iterdir())[0]).unlink()
+    for extra in list((broken / "mutants").iterdir())[1:]:
+        extra.unlink()
+    with pytest.raises(ExerciseError, match="at least 3 mutants"):
+        load(broken)
+    (broken / "tests.py").write_text("DECLARATIONS = []\n")
+    with pytest.raises(ExerciseError, match="DECLARATIONS"):
+        load(broken)

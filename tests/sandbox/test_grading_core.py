@@ -1,0 +1,169 @@
+"""The grader's parts on their own: the wire, the comparison's messages, API rules, draws."""
+
+from __future__ import annotations
+
+import json
+import struct
+
+import pytest
+import torch
+
+from sandbox.grading import api_rules
+from sandbox.grading.compare import Comparison, Mismatch, Tolerance
+from sandbox.grading.draws import Draw, case_seed
+from sandbox.grading.wire import Ref, WireError, decode, encode
+
+TOLERANCES = {"float32": {"cpu": Tolerance(1e-5, 1e-4)}}
+
+
+def test_values_cross_the_wire_unchanged() -> None:
+    value = {
+        "x": torch.arange(6, dtype=torch.float32).reshape(2, 3),
+        "pair": (torch.tensor([True, False]), torch.empty(0, 4, dtype=torch.bfloat16)),
+        "items": [1, 2.5, float("nan"), float("-inf"), None, "text", Ref(3)],
+        7: torch.tensor(3, dtype=torch.int64),
+    }
+    frame, back = decode(*encode({"op": "call"}, value))
+    assert frame.header["op"] == "call"
+    assert torch.equal(back["x"], value["x"])
+    assert torch.equal(back["pair"][0], value["pair"][0])
+    assert back["pair"][1].shape == (0, 4) and back["pair"][1].dtype is torch.bfloat16
+    assert back["items"][:2] == [1, 2.5] and back["items"][4:] == [None, "text", Ref(3)]
+    assert back["items"][3] == float("-inf") and back["items"][2] != back["items"][2]
+    assert back[7].item() == 3
+
+
+def forged(header: dict[str, object], body: bytes = b"") -> tuple[bytes, bytes]:
+    return json.dumps(header).encode(), body
+
+
+@pytest.mark.parametrize(
+    ("header", "body"),
+    [
+        (
+            {
+                "value": {"tensor": 0},
+                "tensors": [{"dtype": "object", "shape": [1], "offset": 0, "nbytes": 8}],
+            },
+            b"\0" * 8,
+        ),
+        (
+            {
+                "value": {"tensor": 0},
+                "tensors": [{"dtype": "float32", "shape": [4], "offset": 0, "nbytes": 16}],
+            },
+            b"\0" * 8,
+        ),
+        (
+            {
+                "value": {"tensor": 0},
+                "tensors": [{"dtype": "float32", "shape": [-1], "offset": 0, "nbytes": 4}],
+            },
+            b"\0" * 4,
+        ),
+        ({"value": {"tensor": 5}, "tensors": []}, b""),
+        ({"value": {"pickle": "gASV"}, "tensors": []}, b""),
+        ({"value": {"list": [{"list": []}], "x": 1}, "tensors": []}, b""),
+        ({"value": {"float": "1e999"}, "tensors": []}, b""),
+        ({"value": {"dict": [[[1], 2]]}, "tensors": []}, b""),
+    ],
+)
+def test_forged_frames_are_refused(header: dict[str, object], body: bytes) -> None:
+    with pytest.raises(WireError):
+        decode(*forged(header, body))
+
+
+def test_deep_nesting_is_refused() -> None:
+    value: object = 1
+    for _ in range(40):
+        value = {"list": [value]}
+    with pytest.raises(WireError):
+        decode(*forged({"value": value, "tensors": []}))
+    with pytest.raises(WireError):
+        decode(b"[" * 100000, b"")
+
+
+def test_a_bool_tensor_from_odd_bytes_stays_a_bool() -> None:
+    header = {
+        "value": {"tensor": 0},
+        "tensors": [{"dtype": "bool", "shape": [2], "offset": 0, "nbytes": 2}],
+    }
+    _, back = decode(*forged(header, bytes([7, 0])))
+    assert back.tolist() == [True, False]
+
+
+def test_a_frame_prefix_over_the_caps_is_refused() -> None:
+    import socket
+
+    from sandbox.grading.wire import receive
+
+    a, b = socket.socketpair()
+    with a, b:
+        a.sendall(struct.pack(">IQ", 1 << 30, 0))
+        with pytest.raises(WireError):
+            receive(b)
+
+
+def test_a_hidden_mismatch_never_shows_the_expected_value() -> None:
+    expected = torch.tensor([[0.123456, 0.5], [0.25, 0.125]])
+    actual = expected.clone()
+    actual[1, 0] = 0.75
+    for visible in (False, True):
+        with pytest.raises(Mismatch) as caught:
+            Comparison(TOLERANCES, "cpu", visible).check(expected, actual)
+        message = str(caught.value)
+        assert "first mismatch at (1, 0)" in message and "max abs error 0.5" in message
+        assert "atol 1e-05" in message
+        assert ("expected 0.25" in message) is visible
+
+
+def test_shape_and_dtype_mismatches_are_named() -> None:
+    compare = Comparison(TOLERANCES, "cpu", visible=False)
+    with pytest.raises(Mismatch, match=r"expected shape \(2, 3\), got \(3, 2\)"):
+        compare.check(torch.zeros(2, 3), torch.zeros(3, 2))
+    with pytest.raises(Mismatch, match="expected dtype float32, got float64"):
+        compare.check(torch.zeros(2), torch.zeros(2, dtype=torch.float64))
+    with pytest.raises(Mismatch, match="NaN where none was expected"):
+        compare.check(torch.zeros(2), torch.tensor([0.0, float("nan")]))
+    compare.check(
+        torch.tensor([float("nan"), float("inf")]), torch.tensor([float("nan"), float("inf")])
+    )
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "import torch\ny = torch.softmax(x, -1)",
+        "import torch.nn.functional as F\ny = F.softmax(x, -1)",
+        "import torch.nn.functional as fn\ny = fn.softmax(x, -1)",
+        "from torch.nn.functional import softmax as s\ny = s(x)",
+        "from torch.nn import functional\ny = functional.softmax(x, 0)",
+        "y = x.softmax(-1)",
+        "import torch\ny = getattr(torch, 'softmax')(x, -1)",
+        "import torch\ny = eval('torch.soft' + 'max')(x, -1)",
+        "import importlib\nt = importlib.import_module('torch')",
+    ],
+)
+def test_api_rules_find_forbidden_names_however_they_are_reached(code: str) -> None:
+    assert api_rules.violations(code, ["torch.softmax", "F.softmax", ".softmax"])
+
+
+def test_api_rules_leave_honest_code_alone() -> None:
+    code = (
+        '"""Softmax along dim: no softmax call."""\nimport torch\n\ndef softmax(x, dim):\n'
+        "    e = (x - x.amax(dim, keepdim=True)).exp()\n    return e / e.sum(dim, keepdim=True)\n"
+    )
+    assert api_rules.violations(code, ["torch.softmax", "F.softmax", ".softmax"]) == []
+
+
+def test_draws_are_seeded_per_case_and_reach_the_edges() -> None:
+    a = Draw(case_seed(1, "t", 0), case=0)
+    b = Draw(case_seed(1, "t", 0), case=0)
+    assert torch.equal(a.tensor((3, 4)), b.tensor((3, 4)))
+    assert not torch.equal(
+        Draw(case_seed(2, "t", 0)).tensor((3, 4)), Draw(case_seed(1, "t", 0)).tensor((3, 4))
+    )
+    assert Draw(5, case=0).size(1, 64) == 1
+    assert Draw(5, case=0).size(0, 64) == 0
+    odd = Draw(5, case=1).size(1, 64)
+    assert odd % 2 == 1 and odd & (odd - 1) != 0

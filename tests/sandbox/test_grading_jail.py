@@ -1,0 +1,73 @@
+"""Graded runs through the real worker: the learner's jail and the grader's, as a learner's
+submission goes (sandbox/README.md, "Grading"). The honesty of every exercise is proven in
+tests/exercises with the trusted runner; here a sample of it goes through the jails."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from app.settings import PROJECT_ROOT
+from sandbox.grading.exercise import Exercise, grading_request, load
+from sandbox.protocol import Mode
+from tests.support.sandbox_worker import WorkerHandle, needs_isolation
+
+pytestmark = needs_isolation
+EXERCISES = PROJECT_ROOT / "content" / "exercises"
+
+
+def exercise(slug: str) -> Exercise:
+    return load(EXERCISES / slug)
+
+
+def graded(
+    worker: WorkerHandle, ex: Exercise, code: str, mode: Mode = Mode.SUBMIT, seed: int = 7
+) -> dict[str, Any]:
+    return worker.grade(code, grading_request(ex, mode, seed).to_json())
+
+
+@pytest.mark.parametrize(
+    "slug", ["stable-softmax", "gelu-autograd-function", "adamw-bias-correction"]
+)
+def test_the_reference_passes_through_the_jails(worker: WorkerHandle, slug: str) -> None:
+    ex = exercise(slug)
+    result = graded(worker, ex, ex.reference)
+    assert result["verdict"] == "ok", result["detail"]
+    grading = result["grading"]
+    failing = [(t["name"], t["message"]) for t in grading["tests"] if t["status"] != "pass"]
+    assert grading["verdict"] == "passed", failing
+    assert grading["score"] == 100.0
+    streamed = [e["test"]["name"] for e in result["events"] if e["type"] == "test"]
+    assert streamed == [t["name"] for t in grading["tests"]]
+    assert len(streamed) == len(ex.tests())
+
+
+def test_a_mutant_fails_a_hidden_test_through_the_jails(worker: WorkerHandle) -> None:
+    ex = exercise("stable-softmax")
+    grading = graded(worker, ex, ex.mutants["no_max_subtraction"])["grading"]
+    assert grading["verdict"] == "failed"
+    assert any(t["hidden"] and t["status"] == "fail" for t in grading["tests"])
+
+
+def test_run_mode_grades_the_visible_tests_only(worker: WorkerHandle) -> None:
+    ex = exercise("stable-softmax")
+    grading = graded(worker, ex, ex.reference, Mode.RUN)["grading"]
+    assert {t["name"] for t in grading["tests"]} == {t.name for t in ex.tests() if t.visible}
+    assert not any(t["hidden"] for t in grading["tests"])
+
+
+def test_the_learners_output_is_its_own(worker: WorkerHandle) -> None:
+    ex = exercise("stable-softmax")
+    code = ex.reference + "\nprint('loaded once')\n"
+    result = graded(worker, ex, code, Mode.RUN)
+    assert result["stdout"] == "loaded once\n"
+    assert result["grading"]["verdict"] == "passed"
+
+
+def test_code_that_does_not_load_is_an_error_with_its_traceback(worker: WorkerHandle) -> None:
+    ex = exercise("stable-softmax")
+    grading = graded(worker, ex, "def softmax(x, dim:\n")["grading"]
+    assert grading["verdict"] == "error"
+    assert "SyntaxError" in grading["detail"]
+    assert all(t["status"] == "error" for t in grading["tests"])
