@@ -57,6 +57,9 @@ def parse_questions(text: str, rel: str, *, slug: str, prompts: list[str]) -> li
     if not isinstance(entries, list):
         raise ContentError(rel, 1, "questions must be a list")
     found = [e.get("prompt") if isinstance(e, dict) else None for e in entries]
+    for n, entry in enumerate(entries[len(prompts) :], start=len(prompts) + 1):
+        if isinstance(entry, dict) and "asks" in entry:
+            raise ContentError(rel, 1, f"question {n}: only an item's own prompts take 'asks'")
     if found[: len(prompts)] != prompts:
         raise ContentError(
             rel,
@@ -79,7 +82,7 @@ def _check_added_prompts(added: list[object], rel: str, *, first: int) -> None:
 
 def _question(entry: dict[str, Any], rel: str, n: int) -> QuestionSpec:
     where = f"question {n}"
-    known = {"prompt", "model_answer", "key_points", "choices", "check", "code"}
+    known = {"prompt", "asks", "model_answer", "key_points", "choices", "check", "code"}
     unknown = sorted(set(entry) - known)
     if unknown:
         raise ContentError(rel, 1, f"{where}: unknown key '{unknown[0]}'")
@@ -109,8 +112,13 @@ def _question(entry: dict[str, Any], rel: str, n: int) -> QuestionSpec:
     if code and not check:
         # What a code question's key says the code prints must be proven by running it.
         raise ContentError(rel, 1, f"{where}: a question with code needs a check")
+    # `asks`: how the quizzes word an item's own prompt when the seed's wording repeats
+    # another item's (the item page keeps the seed's prompt; its answer still answers it).
+    asks = entry.get("asks", entry["prompt"])
+    if not isinstance(asks, str) or not asks.strip().endswith("?"):
+        raise ContentError(rel, 1, f"{where}: asks must be a question ending in '?'")
     return QuestionSpec(
-        prompt=str(entry["prompt"]),
+        prompt=asks.strip(),
         model_answer=answer,
         key_points=tuple(_text(p, rel, f"{where}: key point") for p in points),
         choices=specs,

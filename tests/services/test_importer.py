@@ -294,6 +294,35 @@ def test_a_question_file_that_breaks_the_rules_stops_the_import(
         import_content(empty_engine, content_copy)
 
 
+def test_an_items_prompt_may_be_asked_in_other_words_in_the_quizzes(
+    empty_engine: Engine, content_copy: Path
+) -> None:
+    from app.models import Question
+
+    beside = item_file(content_copy, "08-dropout.md").with_name("08-dropout.questions.yml")
+    text = beside.read_text()
+    first = text.index("  - prompt:")
+    line_end = text.index("\n", first) + 1
+    asks = '    asks: "Which averaging of subnetworks does Dropout stand in for at test time?"\n'
+    beside.write_text(text[:line_end] + asks + text[line_end:])
+    import_content(empty_engine, content_copy)
+    with Session(empty_engine) as s:
+        item = s.exec(select(Item).where(Item.slug == "dropout")).one()
+        asked = s.exec(select(Question).where(Question.item_id == item.id)).all()
+        seed = s.exec(select(QuizPrompt).where(QuizPrompt.item_id == item.id)).all()
+    by_position = {q.position: q.prompt for q in asked}
+    assert by_position[1] == asks.split('"')[1], "the quizzes ask it in the new words"
+    own = text[first:line_end].split("prompt:", 1)[1].strip().strip('"')
+    assert {p.position: p.text for p in seed}[1] == own, "the item keeps the seed's prompt"
+    beside.write_text(text[:line_end] + asks.replace("?", ".") + text[line_end:])
+    with pytest.raises(ContentError, match="asks must be a question"):
+        import_content(empty_engine, content_copy)
+    added = '  - prompt: "Is this new?"\n    asks: "Asked how?"\n'
+    beside.write_text(text + added)
+    with pytest.raises(ContentError, match="only an item's own prompts take 'asks'"):
+        import_content(empty_engine, content_copy)
+
+
 def test_questions_after_the_items_prompts_are_added_and_old_ids_stay(
     empty_engine: Engine, content_copy: Path
 ) -> None:
