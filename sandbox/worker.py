@@ -211,7 +211,7 @@ class Worker:
         pool = self.pick(request.backend)
         if pool is None:
             return refuse(Verdict.REJECTED, "This server has no CUDA GPU: choose the cpu backend.")
-        if pool.full():
+        if pool.full(request.owner):
             await emit(Busy(retry_after=BUSY_RETRY_SECONDS))
             return refuse(Verdict.REJECTED, "The queue is full; try again in a few seconds.")
         return await self._execute(pool, request, emit, contexts)
