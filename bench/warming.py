@@ -123,9 +123,9 @@ def measure(
         during["whole"] = warming(base)  # still warming at the end of the phase
         print(f"  {root.name}: measured while warming ({cache_state(base)})", file=sys.stderr)
         warm_start = time.monotonic()
-        while not cache_state(base).startswith("ready"):
-            if time.monotonic() - warm_start > WARM_TIMEOUT_SECONDS:
-                sys.exit(f"the compile cache is still not ready: {cache_state(base)}")
+        while not (state := cache_state(base)).startswith("ready"):
+            if state.startswith("off") or time.monotonic() - warm_start > WARM_TIMEOUT_SECONDS:
+                sys.exit(f"the compile cache did not become ready: {state}")
             time.sleep(2)
         print(f"  {root.name}: {cache_state(base)}", file=sys.stderr)
         quiet = phase(base, clients, seconds, runs)
