@@ -4,8 +4,11 @@ once warming is over (quiet), printed side by side as a table; for this checkout
 
     sudo .venv/bin/python bench/warming.py [--baseline ../old-checkout] [--seconds 20]
 
-Each server is `backprop serve` over a private data folder (bench/served.py) with the
-compile cache warming at start, as a real start does. While its health says `warming`, a few
+Each server is `backprop serve` over a private data folder (bench/served.py), beside a
+sandbox worker of the same checkout on a private state folder that warms the compile cache
+once ready, as a real start does. (The worker `backprop serve` starts as root keeps its state
+in /run/backprop-sandbox, which every such server on this host would share.) While the
+health check says `warming`, a few
 clients load a guest's item page back to back for `--seconds` and then trivial runs go one
 after another (POST /api/runs, then the event stream until its result); the same again once
 the cache is ready. A phase whose warming ended before it did is marked: its figures are
@@ -18,22 +21,30 @@ import argparse
 import json
 import os
 import platform
+import shutil
 import statistics
+import subprocess
 import sys
+import tempfile
 import threading
 import time
 import urllib.request
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 from served import ROOT, served
 
+sys.path.insert(0, str(ROOT))
+
+from app.serve import web_user
+
 ITEM = "/items/batch-normalization"
 TRIVIAL = "print('hi')"
 WARM_TIMEOUT_SECONDS = 1200
 SETTINGS = {
-    "COMPILE_CACHE_WARM": "true",
+    "SANDBOX_AUTOSTART": "false",  # the bench's own worker (own_worker)
     # One bench client stands for many learners: the per-person caps are not measured here.
     "RUNS_PER_MINUTE": "100000",
     "RUNS_PER_MINUTE_PER_CLIENT": "100000",
@@ -109,11 +120,45 @@ def phase(base: str, clients: int, seconds: float, runs: int) -> dict[str, Any]:
     return {"pages": pages, "runs": run_times}
 
 
+@contextmanager
+def own_worker(root: Path) -> Iterator[Path]:
+    """The sandbox worker of the checkout `root`, on a private state folder, warming that
+    checkout's labs once ready; its socket, which the web server's user may open."""
+    folder = Path(tempfile.mkdtemp(prefix="backprop-bench-warming-"))
+    folder.chmod(0o755)
+    socket_path = folder / "worker.sock"
+    command = [
+        sys.executable, "-m", "sandbox", "--socket", str(socket_path),
+        "--state-dir", str(folder / "state"), "--client-uid", str(web_user("backprop").pw_uid),
+        "--warm-labs", str(root / "content" / "labs"),
+    ]  # fmt: skip
+    with open(folder / "worker.log", "wb") as log:
+        worker = subprocess.Popen(command, cwd=root, stdout=log, stderr=subprocess.STDOUT)
+    try:
+        yield socket_path
+    finally:
+        worker.terminate()
+        try:
+            worker.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            worker.kill()
+            worker.wait()
+        shutil.rmtree(folder, ignore_errors=True)
+
+
 def measure(
     root: Path, port: int, clients: int, seconds: float, runs: int
 ) -> dict[str, dict[str, Any]]:
     """Both phases on one server from `root`: while warming, then quiet."""
-    with served(port, SETTINGS, lambda health: health["sandbox"]["available"], root) as base:
+    with (
+        own_worker(root) as socket_path,
+        served(
+            port,
+            {**SETTINGS, "SANDBOX_SOCKET": str(socket_path)},
+            lambda health: health["sandbox"]["available"],
+            root,
+        ) as base,
+    ):
         deadline = time.monotonic() + 120
         while not warming(base):  # warming starts once the worker is ready
             if time.monotonic() > deadline:
