@@ -61,8 +61,10 @@ async def execute(ctx: RunContext, zygote: Zygote, emit: Emit) -> RunResult:
     limits = ctx.limits
     cgroup: RunCgroup | None = None
     try:
+        # Warming the compile cache is background work: the least CPU weight, beside the
+        # idle nice level its processes take (jail.py).
         cgroup = ctx.cgroups.create(
-            memory_mb=limits.memory_mb, pids=limits.pids, cpus=limits.threads
+            memory_mb=limits.memory_mb, pids=limits.pids, cpus=limits.threads, idle=ctx.warm
         )
         try:
             pipes = await _fork(ctx, zygote, cgroup)
