@@ -237,6 +237,14 @@ def _result(
     report = lines.report
     if learner.stop_reason is not None:
         verdict, exit_code, detail = judge(learner.stop_reason, learner.limits, cgroup, b"")
+    elif _oom_killed(cgroup):
+        # One of its processes ran out of memory: the tests it was in failed, the rest were
+        # graded (by a fresh server, or as errors where the whole jail went).
+        verdict, exit_code = Verdict.MEMORY_LIMIT, None
+        detail = (
+            f"Your code needed more than {learner.limits.memory_mb:,} MB of memory in at "
+            "least one test, the limit for a run."
+        )
     if report is None and learner.stop_reason is StopReason.TIMEOUT:
         report = _partial(lines.tests, GradingVerdict.TIMEOUT, detail, mode_seed)
     elif report is None:
@@ -271,6 +279,13 @@ def _partial(
     tests: list[TestResult], verdict: GradingVerdict, detail: str, mode_seed: tuple[str, int]
 ) -> GradingReport:
     return GradingReport(verdict, 0.0, tests, detail, mode_seed[1], Mode(mode_seed[0]))
+
+
+def _oom_killed(cgroup: RunCgroup) -> bool:
+    try:
+        return cgroup.oom_killed()
+    except OSError:
+        return False
 
 
 def _cpu_ms(cgroup: RunCgroup) -> int | None:

@@ -12,7 +12,11 @@ import pytest
 from app.settings import PROJECT_ROOT
 from sandbox.grading.exercise import grading_request, load
 from sandbox.protocol import Mode
-from tests.support.sandbox_worker import WorkerHandle, needs_isolation
+from tests.support.sandbox_worker import (
+    WorkerHandle,
+    needs_isolation,
+    run_cgroups,
+)
 
 pytestmark = needs_isolation
 EXERCISE = load(PROJECT_ROOT / "content" / "exercises" / "stable-softmax")
@@ -21,6 +25,20 @@ WRONG = EXERCISE.mutants["no_max_subtraction"]
 # Planted in the reference and the tests that the grader gets: never to be seen by the code.
 CANARY = "grader-canary-" + "7f3a9c"
 CALL_SECONDS = 2.0
+
+
+@pytest.fixture(autouse=True)
+def nothing_is_left(worker: WorkerHandle) -> Any:
+    """After each case both jails go: a graded run answers first and is torn down after, so
+    this waits (briefly) for no cgroup of this worker's runs to be left. A cgroup is removed
+    only once no process is left in it; processes of sandbox users on the host are not
+    counted, since other workers on a shared host run as the same uids."""
+    yield
+    assert worker.state_dir is not None
+    deadline = time.monotonic() + 10
+    while run_cgroups(worker.state_dir) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert run_cgroups(worker.state_dir) == []
 
 
 def grade(worker: WorkerHandle, code: str, **limits: Any) -> dict[str, Any]:
@@ -231,3 +249,21 @@ def test_forged_bytes_on_its_sockets_fail_only_that_test(worker: WorkerHandle) -
     assert {seen[n] for n in SOFTMAX_TESTS} == {"pass"}
     assert {seen[n] for n in LOG_SOFTMAX_TESTS} == {"error"}
     assert result["verdict"] == "ok"
+
+
+def test_a_load_that_never_ends_times_out_the_run(worker: WorkerHandle) -> None:
+    result = grade(worker, "while True:\n    pass\n", wall_seconds=4)
+    assert result["verdict"] == "timeout"
+    assert result["grading"]["verdict"] == "timeout"
+    assert result["grading"]["score"] == 0.0
+
+
+def test_running_out_of_memory_in_one_function_fails_its_tests(worker: WorkerHandle) -> None:
+    code = REFERENCE + (
+        "\nimport torch\ndef log_softmax(x, dim=-1):\n    return torch.ones(300, 1024, 1024)\n"
+    )
+    result = grade(worker, code, memory_mb=512)
+    seen = statuses(result)
+    assert {seen[n] for n in LOG_SOFTMAX_TESTS} <= {"error", "timeout"}
+    assert result["verdict"] == "memory_limit", result["detail"]
+    assert result["grading"]["verdict"] != "passed"
