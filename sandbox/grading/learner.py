@@ -63,7 +63,10 @@ def serve(code: str, grader_fd: int, device: str) -> int:
         if server is None:
             server = _fork_server(code, grader, device, quiet=restarted)
             restarted = True
-            ready = _answer(server, LOAD_SECONDS)
+            load_seconds = (
+                max(timeout, LOAD_SECONDS) if header.get("op") == "load" else LOAD_SECONDS
+            )
+            ready = _answer(server, load_seconds)
             if header.get("op") == "load" or not _is_ok(ready):
                 # The load's own answer, or the reason the code no longer loads.
                 _reply(grader, ready)
