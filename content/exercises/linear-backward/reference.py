@@ -1,4 +1,3 @@
-
 def linear_backward(x, weight, bias, grad_out):
     out_features, in_features = weight.shape
     # y = x W^T + b, so dL/dx = dL/dy W: a (*, out) by (out, in) product, any leading dims.
