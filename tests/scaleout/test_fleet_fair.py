@@ -56,6 +56,9 @@ def test_owners_holding_their_share_of_an_agent_are_passed_over(
         try:
             await _add(redis, "a2", "a3", "b1")
             assert await waiting.depth(redis, "cpu") == 3
+            # A newcomer's job would go after one job of each owner; a's third after all.
+            assert (await waiting.queue_of(redis, "cpu", "c")).place == 3
+            assert (await waiting.queue_of(redis, "cpu", "a")).place == 4
             taken = await waiting.take(redis, "cpu", "agent", 2, cap=1, held={"a": 1})
             assert [(d.run_id, d.owner) for d in taken.deliveries] == [("b1", "b")]
             assert taken.held_back  # a's jobs wait for its run to end, or another agent

@@ -18,6 +18,7 @@ from redis.exceptions import RedisError
 
 from app.runqueue.base import EventEntry, QueueRefused, RunObserver
 from app.runqueue.fleet import CANCELLED, MACHINE_STOPPED, events, jobs, keys, liveness, waiting
+from app.runqueue.fleet.jobs import turn_of
 from app.runqueue.fleet.results import ResultReader
 from sandbox.protocol import (
     Backend,
@@ -129,7 +130,8 @@ class RedisRunQueue:
                 NO_POOL_RETRY_SECONDS,
             )
         slots = max(1, sum(agent.slots for agent in agents))
-        queued = await waiting.depth(self.redis, pool)
+        queue = await waiting.queue_of(self.redis, pool, turn_of(request.id, request.owner))
+        queued = queue.depth
         typical = await liveness.median_duration(self.redis, pool) or DEFAULT_RUN_SECONDS
         # Runs the pool can drain within the longest wait (at least one round of its slots).
         drained = max(slots, math.floor(slots * self.timing.max_wait_seconds / typical))
@@ -140,8 +142,9 @@ class RedisRunQueue:
                 f"{retry} s.",
                 retry,
             )
-        estimate = round(math.ceil((queued + 1) / slots) * typical, 1)
-        await events.publish(self.redis, request.id, Queued(queued + 1, estimate))
+        # Its place in turn order: a newcomer's job goes before a busy owner's backlog.
+        estimate = round(math.ceil(queue.place / slots) * typical, 1)
+        await events.publish(self.redis, request.id, Queued(queue.place, estimate))
         body = json.dumps(request.to_json())
         await waiting.enqueue(self.redis, pool, request.id, body, request.owner)
         return pool

@@ -156,23 +156,45 @@ async def wait_for_jobs(redis: Redis, pool: str, block_ms: int) -> None:
     await redis.blpop([keys.bell(pool)], timeout=block_ms / 1000)
 
 
+# KEYS: turns. ARGV: waiting prefix, an owner. Answers {jobs waiting, the place a new job of
+# that owner would take in turn order: each owner's jobs up to as many rounds as it needs}.
 _WAITING = """
-local n = 0
+local n, place = 0, 1
+local rounds = redis.call('LLEN', ARGV[1] .. ARGV[2]) + 1
 for _, owner in ipairs(redis.call('LRANGE', KEYS[1], 0, -1)) do
-  n = n + redis.call('LLEN', ARGV[1] .. owner)
+  local waiting = redis.call('LLEN', ARGV[1] .. owner)
+  n = n + waiting
+  place = place + math.min(waiting, rounds)
 end
-return n
+return {n, place}
 """
 
 
-async def depth(redis: Redis, pool: str) -> int:
-    """Jobs of `pool` not yet delivered to any agent: those waiting for their owner's turn,
-    and any in the stream not yet read (delivered ones are in the pending list until their
-    run ends; the stream keeps only jobs not yet done)."""
-    waiting = int(await redis.eval(_WAITING, 1, keys.turns(pool), keys.waiting_prefix(pool)))
+@dataclass(frozen=True)
+class Queue:
+    """What waits in a pool: how many jobs, and the place a new one of an owner takes."""
+
+    depth: int  # jobs of the pool no agent has taken yet
+    place: int  # 1: the new job is taken next
+
+
+async def queue_of(redis: Redis, pool: str, owner: str) -> Queue:
+    """The pool's jobs that no agent has taken: those waiting for their owner's turn, and
+    any in the stream not yet read (delivered ones are in the pending list until their run
+    ends; the stream keeps only jobs not yet done); and the place a new job of `owner` would
+    take among them."""
+    answer = await redis.eval(_WAITING, 1, keys.turns(pool), keys.waiting_prefix(pool), owner)
+    waiting, place = int(answer[0]), int(answer[1])
     length = await redis.xlen(keys.jobs(pool))
     try:
         pending = await redis.xpending(keys.jobs(pool), keys.JOB_GROUP)
     except ResponseError:  # no group yet
-        return waiting + int(length)
-    return waiting + max(0, int(length) - int(pending["pending"]))
+        unread = int(length)
+    else:
+        unread = max(0, int(length) - int(pending["pending"]))
+    return Queue(waiting + unread, place + unread)
+
+
+async def depth(redis: Redis, pool: str) -> int:
+    """Jobs of `pool` that no agent has taken yet (`queue_of`)."""
+    return (await queue_of(redis, pool, "")).depth
