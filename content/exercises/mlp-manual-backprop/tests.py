@@ -39,13 +39,16 @@ def torch_net(params):
     """nn.Linear layers holding the injected weights: nothing depends on creation order."""
     hidden, dims = params["w1"].shape
     outs = params["w2"].shape[0]
-    first, second = torch.nn.Linear(dims, hidden), torch.nn.Linear(hidden, outs)
+    # Built in the weights' dtype: copying float64 weights into float32 layers would round them.
+    dtype = params["w1"].dtype
+    first = torch.nn.Linear(dims, hidden, dtype=dtype)
+    second = torch.nn.Linear(hidden, outs, dtype=dtype)
     with torch.no_grad():
         first.weight.copy_(params["w1"])
         first.bias.copy_(params["b1"])
         second.weight.copy_(params["w2"])
         second.bias.copy_(params["b2"])
-    net = torch.nn.Sequential(first, torch.nn.ReLU(), second).to(params["w1"].dtype)
+    net = torch.nn.Sequential(first, torch.nn.ReLU(), second)
     return net, {"w1": first.weight, "b1": first.bias, "w2": second.weight, "b2": second.bias}
 
 
