@@ -6,12 +6,27 @@ from sandbox.grading import (
     case,
     edge,
     expect_close,
+    fail,
     gradients,
     nontrivial,
     prop,
     shapes,
     values,
 )
+
+
+def answer(value, what, shape=None, count=None):
+    """The learner's answer, checked before a property computes with it: a tensor (of
+    `shape`, when given) or a sequence of `count` values; anything else fails the check."""
+    if count is not None:
+        if not isinstance(value, (tuple, list)) or len(value) != count:
+            fail(f"{what}: expected {count} values, got {type(value).__name__}")
+        return value
+    if not isinstance(value, torch.Tensor):
+        fail(f"{what}: expected a tensor, got {type(value).__name__}")
+    if shape is not None and tuple(value.shape) != tuple(shape):
+        fail(f"{what}: expected shape {tuple(shape)}, got {tuple(value.shape)}")
+    return value
 
 
 def rows(d, lead=None, features=None, offset=0.0, spread=3.0):
@@ -70,7 +85,7 @@ def shift_invariant(sol, c):
 
 
 def grad_rows_sum_to_zero(sol, c):
-    grad_x = grads_of(sol, c)[0]
+    grad_x = answer(grads_of(sol, c)[0], "grad_x", c.args[0].shape)
     sums = grad_x.sum(dim=-1)
     expect_close(sums, torch.zeros_like(sums), "grad_x summed along the last dim", scale=100)
 

@@ -16,6 +16,20 @@ from sandbox.grading import (
 NAMES = ("w1", "b1", "w2", "b2")
 
 
+def answer(value, what, shape=None, count=None):
+    """The learner's answer, checked before a property computes with it: a tensor (of
+    `shape`, when given) or a sequence of `count` values; anything else fails the check."""
+    if count is not None:
+        if not isinstance(value, (tuple, list)) or len(value) != count:
+            fail(f"{what}: expected {count} values, got {type(value).__name__}")
+        return value
+    if not isinstance(value, torch.Tensor):
+        fail(f"{what}: expected a tensor, got {type(value).__name__}")
+    if shape is not None and tuple(value.shape) != tuple(shape):
+        fail(f"{what}: expected shape {tuple(shape)}, got {tuple(value.shape)}")
+    return value
+
+
 def network(d, n=None, dead=False):
     """Injected parameters, a batch and its targets. `dead`: half the hidden units get a
     bias so negative that relu never lets them through."""
@@ -64,7 +78,7 @@ def torch_loss_and_grads(c):
     net, named = torch_net(params)
     loss = torch.nn.functional.mse_loss(net(x), y)
     grads = torch.autograd.grad(loss, [named[k] for k in NAMES])
-    return loss.detach(), dict(zip(NAMES, grads))
+    return loss.detach(), dict(zip(NAMES, grads, strict=True))
 
 
 def train(sol, c):
@@ -72,8 +86,11 @@ def train(sol, c):
     params, x, y = c.args
     out = []
     for _ in range(c.data["steps"]):
-        loss, grads = sol.call("loss_and_grads", params, x, y)
+        loss, grads = answer(sol.call("loss_and_grads", params, x, y), "loss_and_grads",
+                             count=2)
         params = sol.call("sgd_step", params, grads, c.data["lr"])
+        if not isinstance(params, dict):
+            fail(f"sgd_step returned a {type(params).__name__}, not a dict of parameters")
         out.append({"loss": loss, **params})
     return out
 
@@ -96,18 +113,21 @@ def torch_train(c):
 def step_leaves_inputs(sol, c):
     params, x, y = c.args
     kept = sol.keep(params)
-    _, grads = sol.call("loss_and_grads", params, x, y)
+    _, grads = answer(sol.call("loss_and_grads", params, x, y), "loss_and_grads", count=2)
     sol.call("sgd_step", kept, grads, 0.5)
     after = sol.get(kept)
+    if not isinstance(after, dict):
+        fail("sgd_step replaced the parameters' dict it was given")
     for k in NAMES:
-        expect_close(after[k], params[k], f"params[{k!r}] after sgd_step")
+        expect_close(after.get(k), params[k], f"params[{k!r}] after sgd_step")
 
 
 def loss_goes_down(sol, c):
     params, x, y = c.args
-    first, grads = sol.call("loss_and_grads", params, x, y)
+    first, grads = answer(sol.call("loss_and_grads", params, x, y), "loss_and_grads", count=2)
     stepped = sol.call("sgd_step", params, grads, 1e-3)
-    second, _ = sol.call("loss_and_grads", stepped, x, y)
+    second, _ = answer(sol.call("loss_and_grads", stepped, x, y), "loss_and_grads", count=2)
+    first, second = answer(first, "loss", ()), answer(second, "loss", ())
     if not float(second) < float(first):
         fail(
             f"a small step along the gradients did not lower the loss ({float(first):.6g} "
@@ -121,7 +141,7 @@ def forward_of(sol, c):
 
 
 def grads_of(sol, c):
-    return sol.call("loss_and_grads", *c.args)[1]
+    return answer(sol.call("loss_and_grads", *c.args), "loss_and_grads", count=2)[1]
 
 
 DECLARATIONS = [
