@@ -16,6 +16,20 @@ from sandbox.grading import (
 )
 
 
+def answer(value, what, shape=None, count=None):
+    """The learner's answer, checked before a property computes with it: a tensor (of
+    `shape`, when given) or a sequence of `count` values; anything else fails the check."""
+    if count is not None:
+        if not isinstance(value, (tuple, list)) or len(value) != count:
+            fail(f"{what}: expected {count} values, got {type(value).__name__}")
+        return value
+    if not isinstance(value, torch.Tensor):
+        fail(f"{what}: expected a tensor, got {type(value).__name__}")
+    if shape is not None and tuple(value.shape) != tuple(shape):
+        fail(f"{what}: expected shape {tuple(shape)}, got {tuple(value.shape)}")
+    return value
+
+
 def problem(d, scale=None, max_norm=None, norm_type=2.0, missing=True, count=None):
     """A few parameters of drawn shapes with gradients; one may have none (.grad None)."""
     count = count if count is not None else d.integer(1, 4)
@@ -74,10 +88,13 @@ def torch_several_steps(c):
 def lands_on_max_norm(sol, c):
     """Large gradients come out with a global norm of max_norm, all scaled by one factor."""
     result = clip(sol, c)
-    kept = [(g, a) for g, a, has in zip(c.data["grads"], result["grads"], c.data["has_grad"],
-                                        strict=True) if has]
+    after = answer(result["grads"], "gradients after clipping", count=len(c.data["grads"]))
+    kept = [(g, answer(a, f"gradient {i} after clipping", g.shape))
+            for i, (g, a, has) in enumerate(zip(c.data["grads"], after, c.data["has_grad"],
+                                                strict=True)) if has]
     norm = math.sqrt(sum(float((a.double() ** 2).sum()) for _, a in kept))
-    expect_close(torch.tensor(norm, dtype=torch.float64), torch.tensor(c.data["max_norm"], dtype=torch.float64),
+    target = torch.tensor(c.data["max_norm"], dtype=torch.float64)
+    expect_close(torch.tensor(norm, dtype=torch.float64), target,
                  "global norm after clipping", scale=10)
     factor = c.data["max_norm"] / math.sqrt(sum(float((g.double() ** 2).sum()) for g, _ in kept))
     for i, (g, a) in enumerate(kept):

@@ -6,11 +6,26 @@ from sandbox.grading import (
     case,
     edge,
     expect_close,
+    fail,
     nontrivial,
     prop,
     shapes,
     values,
 )
+
+
+def answer(value, what, shape=None, count=None):
+    """The learner's answer, checked before a property computes with it: a tensor (of
+    `shape`, when given) or a sequence of `count` values; anything else fails the check."""
+    if count is not None:
+        if not isinstance(value, (tuple, list)) or len(value) != count:
+            fail(f"{what}: expected {count} values, got {type(value).__name__}")
+        return value
+    if not isinstance(value, torch.Tensor):
+        fail(f"{what}: expected a tensor, got {type(value).__name__}")
+    if shape is not None and tuple(value.shape) != tuple(shape):
+        fail(f"{what}: expected shape {tuple(shape)}, got {tuple(value.shape)}")
+    return value
 
 
 def batch(d, n=None, classes=None, scale=4.0, ignored=0.3, ignore_index=-100, **kwargs):
@@ -70,7 +85,8 @@ def linear_in_smoothing(sol, c):
     logits, target = c.args
     kw = {"ignore_index": c.kwargs["ignore_index"], "reduction": "none"}
     eps = 0.35
-    at = {e: sol.call("cross_entropy", logits, target, label_smoothing=e, **kw)
+    at = {e: answer(sol.call("cross_entropy", logits, target, label_smoothing=e, **kw),
+                    f"losses at eps = {e}", target.shape)
           for e in (0.0, eps, 1.0)}
     expect_close(at[eps], (1 - eps) * at[0.0] + eps * at[1.0], "loss at eps = 0.35", scale=10)
 

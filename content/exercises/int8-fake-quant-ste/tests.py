@@ -13,6 +13,20 @@ from sandbox.grading import (
 )
 
 
+def answer(value, what, shape=None, count=None):
+    """The learner's answer, checked before a property computes with it: a tensor (of
+    `shape`, when given) or a sequence of `count` values; anything else fails the check."""
+    if count is not None:
+        if not isinstance(value, (tuple, list)) or len(value) != count:
+            fail(f"{what}: expected {count} values, got {type(value).__name__}")
+        return value
+    if not isinstance(value, torch.Tensor):
+        fail(f"{what}: expected a tensor, got {type(value).__name__}")
+    if shape is not None and tuple(value.shape) != tuple(shape):
+        fail(f"{what}: expected shape {tuple(shape)}, got {tuple(value.shape)}")
+    return value
+
+
 def weight(d, channels=None):
     """A linear (C, K) or convolution (C, K, k, k) weight, channels of different ranges."""
     channels = channels if channels is not None else d.size(1, 16)
@@ -79,7 +93,9 @@ def near_the_edges(d):
 def on_the_grid(sol, c):
     """Every output is an integer multiple of its channel's scale, between -127 and 127."""
     w, scale = c.args
-    y = sol.call("fake_quant", w, scale)
+    y = answer(sol.call("fake_quant", w, scale), "fake_quant(w, scale)", w.shape)
+    if not bool(torch.isfinite(y).all()):
+        fail("fake_quant produced values that are not finite")
     levels = y.double() / scale.double().reshape(-1, *[1] * (w.dim() - 1))
     expect_close(levels, levels.round(), "output / scale (expected whole numbers)", scale=100)
     if float(levels.abs().max()) > 127 + 1e-3:

@@ -18,6 +18,20 @@ from sandbox.grading import (
 RATES = (0.1, 0.2, 0.3, 0.7, 0.8)
 
 
+def answer(value, what, shape=None, count=None):
+    """The learner's answer, checked before a property computes with it: a tensor (of
+    `shape`, when given) or a sequence of `count` values; anything else fails the check."""
+    if count is not None:
+        if not isinstance(value, (tuple, list)) or len(value) != count:
+            fail(f"{what}: expected {count} values, got {type(value).__name__}")
+        return value
+    if not isinstance(value, torch.Tensor):
+        fail(f"{what}: expected a tensor, got {type(value).__name__}")
+    if shape is not None and tuple(value.shape) != tuple(shape):
+        fail(f"{what}: expected shape {tuple(shape)}, got {tuple(value.shape)}")
+    return value
+
+
 def generator(sol, seed):
     """A seeded torch.Generator built in the solution's process, on its device."""
     g = sol.new("torch.Generator", device=sol.device)
@@ -46,7 +60,7 @@ def train(sol, c, seed=None):
 
 def kept_are_rescaled(sol, c):
     x, p = c.args
-    y = train(sol, c)
+    y = answer(train(sol, c), "dropout(x)", x.shape)
     dropped = y == 0
     expect_close(torch.where(dropped, x / (1 - p), y), x / (1 - p),
                  f"kept elements at p = {p} (expected x / (1 - p))", scale=10)
@@ -54,9 +68,9 @@ def kept_are_rescaled(sol, c):
 
 def drop_rate(sol, c):
     x, p = c.args
-    y = train(sol, c)
+    y = answer(train(sol, c), "dropout(x)", x.shape)
     rate = float((y == 0).double().mean())
-    if abs(rate - p) > 0.025:
+    if not abs(rate - p) <= 0.025:
         fail(f"at p = {p}, {rate:.1%} of {x.numel()} elements were zeroed; expected about "
              f"{p:.0%}")
 
@@ -64,16 +78,16 @@ def drop_rate(sol, c):
 def mean_is_kept(sol, c):
     x, p = c.args
     ones = torch.ones_like(x)
-    y = train(sol, case(ones, p, data=c.data))
+    y = answer(train(sol, case(ones, p, data=c.data)), "dropout(ones)", x.shape)
     mean = float(y.double().mean())
     spread = math.sqrt(p / (1 - p) / ones.numel())
-    if abs(mean - 1.0) > 6 * spread:
+    if not abs(mean - 1.0) <= 6 * spread:
         fail(f"at p = {p}, dropout of a tensor of ones has mean {mean:.4g}; its expected "
              "value is 1: kept elements are scaled by 1 / (1 - p)")
 
 
 def same_seed_same_mask(sol, c):
-    first, again, other = train(sol, c, 77), train(sol, c, 77), train(sol, c, 78)
+    first, again, other = (answer(train(sol, c, s), "dropout(x)") for s in (77, 77, 78))
     if not torch.equal(first, again):
         fail("two generators seeded alike gave different masks: draw with the generator you "
              "are given")

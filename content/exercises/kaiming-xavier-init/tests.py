@@ -5,6 +5,20 @@ import torch
 from sandbox.grading import api_rule, case, edge, fail, nontrivial, prop, shapes, values
 
 
+def answer(value, what, shape=None, count=None):
+    """The learner's answer, checked before a property computes with it: a tensor (of
+    `shape`, when given) or a sequence of `count` values; anything else fails the check."""
+    if count is not None:
+        if not isinstance(value, (tuple, list)) or len(value) != count:
+            fail(f"{what}: expected {count} values, got {type(value).__name__}")
+        return value
+    if not isinstance(value, torch.Tensor):
+        fail(f"{what}: expected a tensor, got {type(value).__name__}")
+    if shape is not None and tuple(value.shape) != tuple(shape):
+        fail(f"{what}: expected shape {tuple(shape)}, got {tuple(value.shape)}")
+    return value
+
+
 def true_fans(shape):
     """The fans as torch.nn.init computes them, in the grader."""
     receptive = math.prod(shape[2:])
@@ -51,28 +65,32 @@ def draw_xavier(sol, c, seed=None):
 def check_mean_and_std(w, std, what):
     n = w.numel()
     w = w.double()
+    if not bool(torch.isfinite(w).all()):
+        fail(f"{what} produced values that are not finite")
     mean, got = float(w.mean()), float(w.std())
-    if abs(mean) > 6 * std / math.sqrt(n):
+    if not abs(mean) <= 6 * std / math.sqrt(n):
         fail(f"{what}: the mean of {n} values is {mean:.3g}, too far from 0 for std {std:.4g}")
-    if abs(got / std - 1) > 0.05:
+    if not abs(got / std - 1) <= 0.05:
         fail(f"{what}: the standard deviation of {n} values is {got:.4g}; expected "
              f"{std:.4g} (within 5%) for shape {tuple(w.shape)}")
 
 
 def kaiming_statistics(sol, c):
-    w = draw_kaiming(sol, c)
+    w = answer(draw_kaiming(sol, c), "kaiming_normal_", c.args[0].shape)
     fan_in, _ = true_fans(tuple(c.args[0].shape))
     std = math.sqrt(2.0 / fan_in)
     check_mean_and_std(w, std, "kaiming_normal_")
     # A normal variable lies within one standard deviation 68.3% of the time.
     inside = float((w.double().abs() < std).double().mean())
-    if abs(inside - 0.6827) > 0.03:
+    if not abs(inside - 0.6827) <= 0.03:
         fail(f"kaiming_normal_: {inside:.1%} of the values lie within one standard deviation; "
              "a normal distribution puts 68.3% there")
 
 
 def xavier_statistics(sol, c):
-    w = draw_xavier(sol, c).double()
+    w = answer(draw_xavier(sol, c), "xavier_uniform_", c.args[0].shape).double()
+    if not bool(torch.isfinite(w).all()):
+        fail("xavier_uniform_ produced values that are not finite")
     fan_in, fan_out = true_fans(tuple(c.args[0].shape))
     bound = c.data["gain"] * math.sqrt(6.0 / (fan_in + fan_out))
     top = float(w.abs().max())
@@ -86,8 +104,7 @@ def xavier_statistics(sol, c):
 
 def same_seed_same_weights(sol, c):
     for name, draw in (("kaiming_normal_", draw_kaiming), ("xavier_uniform_", draw_xavier)):
-        first, again = draw(sol, c, seed=1234), draw(sol, c, seed=1234)
-        other = draw(sol, c, seed=4321)
+        first, again, other = (answer(draw(sol, c, seed=s), name) for s in (1234, 1234, 4321))
         if not torch.equal(first, again):
             fail(f"{name}: two generators seeded alike gave different weights: draw every "
                  "number from the generator you are given")
@@ -98,8 +115,8 @@ def same_seed_same_weights(sol, c):
 def fills_in_place(sol, c):
     for name, draw in (("kaiming_normal_", draw_kaiming), ("xavier_uniform_", draw_xavier)):
         kept = sol.keep(torch.zeros(c.args[0].shape, dtype=c.args[0].dtype))
-        returned = draw(sol, case(kept, data=c.data))
-        after = sol.get(kept)
+        returned = answer(draw(sol, case(kept, data=c.data)), name)
+        after = answer(sol.get(kept), name)
         if not torch.equal(after, returned):
             fail(f"{name} did not fill the tensor it was given in place (or returned another)")
         if not bool((after != 0).any()):
@@ -126,7 +143,7 @@ DECLARATIONS = [
          expect=lambda c: true_fans(c.args[0]), cases=3),
     prop("kaiming_normal_ has std sqrt(2 / fan_in) and is normal", kaiming_statistics,
          big_weight, cases=4, visible=True,
-         description="mean, standard deviation and the share within one std of tens of thousands of values"),
+         description="mean, standard deviation and the share within one std, over 10k+ values"),
     prop("xavier_uniform_ fills [-a, a] evenly", xavier_statistics, big_weight, cases=4,
          visible=True, description="bound, mean and standard deviation with a drawn gain"),
     prop("kaiming statistics in float64", kaiming_statistics, big_weight, cases=2,

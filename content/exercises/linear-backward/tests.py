@@ -5,11 +5,26 @@ from sandbox.grading import (
     case,
     edge,
     expect_close,
+    fail,
     nontrivial,
     prop,
     shapes,
     values,
 )
+
+
+def answer(value, what, shape=None, count=None):
+    """The learner's answer, checked before a property computes with it: a tensor (of
+    `shape`, when given) or a sequence of `count` values; anything else fails the check."""
+    if count is not None:
+        if not isinstance(value, (tuple, list)) or len(value) != count:
+            fail(f"{what}: expected {count} values, got {type(value).__name__}")
+        return value
+    if not isinstance(value, torch.Tensor):
+        fail(f"{what}: expected a tensor, got {type(value).__name__}")
+    if shape is not None and tuple(value.shape) != tuple(shape):
+        fail(f"{what}: expected shape {tuple(shape)}, got {tuple(value.shape)}")
+    return value
 
 
 def problem(d, lead=None, fan_in=None, fan_out=None, with_bias=True):
@@ -63,19 +78,26 @@ def sums_over_the_batch(sol, c):
     """The weight and bias gradients of a batch are the sums of its halves' gradients."""
     x, weight, bias, grad_out = c.args
     cut = x.shape[0] // 2
-    _, gw, gb = sol.call("linear_backward", x, weight, bias, grad_out)
-    _, gw1, gb1 = sol.call("linear_backward", x[:cut], weight, bias, grad_out[:cut])
-    _, gw2, gb2 = sol.call("linear_backward", x[cut:], weight, bias, grad_out[cut:])
+    _, gw, gb = answer(sol.call("linear_backward", x, weight, bias, grad_out), "answer", count=3)
+    _, gw1, gb1 = answer(sol.call("linear_backward", x[:cut], weight, bias, grad_out[:cut]),
+                         "answer for the first half", count=3)
+    _, gw2, gb2 = answer(sol.call("linear_backward", x[cut:], weight, bias, grad_out[cut:]),
+                         "answer for the second half", count=3)
+    gw1, gw2 = answer(gw1, "grad_weight", weight.shape), answer(gw2, "grad_weight", weight.shape)
+    gb1, gb2 = answer(gb1, "grad_bias", bias.shape), answer(gb2, "grad_bias", bias.shape)
     expect_close(gw, gw1 + gw2, "grad_weight of the batch against its halves'", scale=10)
     expect_close(gb, gb1 + gb2, "grad_bias of the batch against its halves'", scale=10)
 
 
 def linear_in_grad_out(sol, c):
     x, weight, bias, grad_out = c.args
-    one = sol.call("linear_backward", x, weight, bias, grad_out)
-    three = sol.call("linear_backward", x, weight, bias, 3.0 * grad_out)
-    for name, a, b in zip(("grad_x", "grad_weight", "grad_bias"), one, three):
-        expect_close(b, 3.0 * a, f"{name} for 3 * grad_out", scale=10)
+    one = answer(sol.call("linear_backward", x, weight, bias, grad_out), "answer", count=3)
+    three = answer(sol.call("linear_backward", x, weight, bias, 3.0 * grad_out), "answer",
+                   count=3)
+    for name, a, b, like in zip(("grad_x", "grad_weight", "grad_bias"), one, three,
+                                (x, weight, bias), strict=True):
+        expect_close(b, 3.0 * answer(a, name, like.shape), f"{name} for 3 * grad_out",
+                     scale=10)
 
 
 DECLARATIONS = [

@@ -6,12 +6,27 @@ from sandbox.grading import (
     case,
     edge,
     expect_close,
+    fail,
     gradients,
     nontrivial,
     prop,
     shapes,
     values,
 )
+
+
+def answer(value, what, shape=None, count=None):
+    """The learner's answer, checked before a property computes with it: a tensor (of
+    `shape`, when given) or a sequence of `count` values; anything else fails the check."""
+    if count is not None:
+        if not isinstance(value, (tuple, list)) or len(value) != count:
+            fail(f"{what}: expected {count} values, got {type(value).__name__}")
+        return value
+    if not isinstance(value, torch.Tensor):
+        fail(f"{what}: expected a tensor, got {type(value).__name__}")
+    if shape is not None and tuple(value.shape) != tuple(shape):
+        fail(f"{what}: expected shape {tuple(shape)}, got {tuple(value.shape)}")
+    return value
 
 
 def rows(d, lead=None, features=None, low=-3.0, high=3.0):
@@ -58,7 +73,7 @@ def grad_orthogonal_to_x(sol, c):
     """Scaling a row leaves the output unchanged, so grad_x has no component along x."""
     x, weight = c.args
     c2 = type(c)(c.args, {"eps": 1e-12}, c.data)
-    grad_x = grads_of(sol, c2)[0]
+    grad_x = answer(grads_of(sol, c2)[0], "grad_x", x.shape)
     along = (grad_x * x).sum(dim=-1)
     expect_close(along, torch.zeros_like(along), "sum(grad_x * x) along the last dim",
                  scale=1000)
