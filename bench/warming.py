@@ -1,18 +1,21 @@
 """Page and run latency while the sandbox warms its compile cache, against the same server
-once warming is over (quiet), printed side by side as a table; for this checkout and (with
---baseline DIR) another, in one run.
+with warming paused (quiet), in alternating windows, printed side by side as a table; for
+this checkout and (with --baseline DIR) another, in one run.
 
-    sudo .venv/bin/python bench/warming.py [--baseline ../old-checkout] [--seconds 20]
+    sudo .venv/bin/python bench/warming.py [--baseline ../old-checkout] [--rounds 6]
 
 Each server is `backprop serve` over a private data folder (bench/served.py), beside a
 sandbox worker of the same checkout on a private state folder that warms the compile cache
 once ready, as a real start does. (The worker `backprop serve` starts as root keeps its state
-in /run/backprop-sandbox, which every such server on this host would share.) While the
-health check says `warming`, a few
-clients load a guest's item page back to back for `--seconds` and then trivial runs go one
-after another (POST /api/runs, then the event stream until its result); the same again once
-the cache is ready. A phase whose warming ended before it did is marked: its figures are
-not all from warming. The ratio column is warming over quiet: at most 1.20 is the goal.
+in /run/backprop-sandbox, which every such server on this host would share.)
+
+While the health check says `warming`, windows alternate, quiet-warming-warming-quiet and so
+on: in a quiet window the warming run's cgroup is frozen (the cgroup freezer), in a warming
+window it runs. In each window a few clients load a guest's item page back to back for
+`--seconds`, then one trivial run goes (POST /api/runs, then its event stream until the
+result). Alternating within one stretch of time keeps the machine's other load from
+deciding the comparison. A warming window in which warming had ended is not counted. The
+ratio column is warming over quiet: at most 1.20 is the goal.
 """
 
 from __future__ import annotations
@@ -39,6 +42,7 @@ from served import ROOT, served
 sys.path.insert(0, str(ROOT))
 
 from app.serve import web_user
+from sandbox import cgroups
 
 ITEM = "/items/batch-normalization"
 TRIVIAL = "print('hi')"
@@ -114,28 +118,42 @@ def run_latencies(base: str, count: int) -> list[float]:
     return times
 
 
-def phase(base: str, clients: int, seconds: float, runs: int) -> dict[str, Any]:
-    pages = page_latencies(base, clients, seconds)
-    run_times = run_latencies(base, runs)
-    return {"pages": pages, "runs": run_times}
+@contextmanager
+def paused(state_dir: Path) -> Iterator[None]:
+    """The worker's runs now (the warming one: trivial runs go one at a time, between
+    windows) frozen, and thawed at the end."""
+    frozen = cgroups.tree(cgroups.state_key(state_dir)).leftovers()
+    for cgroup in frozen:
+        if not cgroup.freeze(True):
+            sys.exit("this host's cgroups have no freezer: warming cannot be paused")
+    try:
+        yield
+    finally:
+        for cgroup in frozen:
+            cgroup.freeze(False)
+
+
+def window(base: str, clients: int, seconds: float) -> dict[str, list[float]]:
+    return {"pages": page_latencies(base, clients, seconds), "runs": run_latencies(base, 1)}
 
 
 @contextmanager
-def own_worker(root: Path) -> Iterator[Path]:
+def own_worker(root: Path) -> Iterator[tuple[Path, Path]]:
     """The sandbox worker of the checkout `root`, on a private state folder, warming that
-    checkout's labs once ready; its socket, which the web server's user may open."""
+    checkout's labs once ready; its socket (which the web server's user may open) and its
+    state folder."""
     folder = Path(tempfile.mkdtemp(prefix="backprop-bench-warming-"))
     folder.chmod(0o755)
-    socket_path = folder / "worker.sock"
+    socket_path, state_dir = folder / "worker.sock", folder / "state"
     command = [
         sys.executable, "-m", "sandbox", "--socket", str(socket_path),
-        "--state-dir", str(folder / "state"), "--client-uid", str(web_user("backprop").pw_uid),
+        "--state-dir", str(state_dir), "--client-uid", str(web_user("backprop").pw_uid),
         "--warm-labs", str(root / "content" / "labs"),
     ]  # fmt: skip
     with open(folder / "worker.log", "wb") as log:
         worker = subprocess.Popen(command, cwd=root, stdout=log, stderr=subprocess.STDOUT)
     try:
-        yield socket_path
+        yield socket_path, state_dir
     finally:
         worker.terminate()
         try:
@@ -146,12 +164,15 @@ def own_worker(root: Path) -> Iterator[Path]:
         shutil.rmtree(folder, ignore_errors=True)
 
 
-def measure(
-    root: Path, port: int, clients: int, seconds: float, runs: int
-) -> dict[str, dict[str, Any]]:
-    """Both phases on one server from `root`: while warming, then quiet."""
+def measure(root: Path, port: int, clients: int, seconds: float, rounds: int) -> dict[str, Any]:
+    """Quiet and warming windows, alternating, on one server from `root`."""
+    found: dict[str, Any] = {
+        "quiet": {"pages": [], "runs": []},
+        "warming": {"pages": [], "runs": []},
+        "windows": {"quiet": 0, "warming": 0},
+    }
     with (
-        own_worker(root) as socket_path,
+        own_worker(root) as (socket_path, state_dir),
         served(
             port,
             {**SETTINGS, "SANDBOX_SOCKET": str(socket_path)},
@@ -164,18 +185,22 @@ def measure(
             if time.monotonic() > deadline:
                 sys.exit(f"the compile cache did not start warming: {cache_state(base)}")
             time.sleep(0.5)
-        during = phase(base, clients, seconds, runs)
-        during["whole"] = warming(base)  # still warming at the end of the phase
-        print(f"  {root.name}: measured while warming ({cache_state(base)})", file=sys.stderr)
-        warm_start = time.monotonic()
-        while not (state := cache_state(base)).startswith("ready"):
-            if state.startswith("off") or time.monotonic() - warm_start > WARM_TIMEOUT_SECONDS:
-                sys.exit(f"the compile cache did not become ready: {state}")
-            time.sleep(2)
+        # Quiet first and last in each pair of rounds: Q W W Q Q W W Q...
+        order = [kind for r in range(rounds) for kind in (("quiet", "warming")[:: 1 - 2 * (r % 2)])]
+        for kind in order:
+            if kind == "quiet":
+                with paused(state_dir):
+                    measured = window(base, clients, seconds)
+            else:
+                measured = window(base, clients, seconds)
+                if not warming(base):
+                    print(f"  {root.name}: warming ended; window not counted", file=sys.stderr)
+                    break
+            for key, values in measured.items():
+                found[kind][key].extend(values)
+            found["windows"][kind] += 1
         print(f"  {root.name}: {cache_state(base)}", file=sys.stderr)
-        quiet = phase(base, clients, seconds, runs)
-        quiet["whole"] = True
-    return {"quiet": quiet, "warming": during}
+    return found
 
 
 def rows(result: dict[str, dict[str, Any]]) -> list[tuple[str, float, float]]:
@@ -190,6 +215,7 @@ def rows(result: dict[str, dict[str, Any]]) -> list[tuple[str, float, float]]:
         show: Callable[[list[float]], float] = statistic
         found.append((label, show(quiet[key]), show(during[key])))
     found.append(("item pages served", len(quiet["pages"]), len(during["pages"])))
+    found.append(("windows counted", result["windows"]["quiet"], result["windows"]["warming"]))
     return found
 
 
@@ -198,20 +224,20 @@ def main() -> None:
     parser.add_argument("--baseline", type=Path, help="another checkout to measure first")
     parser.add_argument("--port", type=int, default=8773)
     parser.add_argument("--clients", type=int, default=2, help="item-page clients at once")
-    parser.add_argument("--seconds", type=float, default=20.0, help="of page loads per phase")
-    parser.add_argument("--runs", type=int, default=10, help="trivial runs per phase")
+    parser.add_argument("--seconds", type=float, default=5.0, help="of page loads per window")
+    parser.add_argument("--rounds", type=int, default=8, help="pairs of windows")
     args = parser.parse_args()
     if os.geteuid() != 0:
         sys.exit("run as root: `backprop serve` needs it to isolate code")
     roots = [args.baseline.resolve()] if args.baseline else []
     roots.append(ROOT)
     results = {
-        root: measure(root, args.port, args.clients, args.seconds, args.runs) for root in roots
+        root: measure(root, args.port, args.clients, args.seconds, args.rounds) for root in roots
     }
     print(
         f"\n{platform.processor() or platform.machine()}, {os.cpu_count()} cores; "
-        f"{args.clients} page clients for {args.seconds:.0f} s and {args.runs} trivial runs "
-        "per phase\n"
+        f"{args.rounds} pairs of windows, each {args.clients} page clients for "
+        f"{args.seconds:.0f} s then one trivial run\n"
     )
     header = f"{'':24}"
     for root in roots:
@@ -227,9 +253,6 @@ def main() -> None:
             ratio = during / quiet if quiet else float("nan")
             line += f" | {quiet:>22.1f} {during:>9.1f} {ratio:>6.2f}"
         print(line)
-    for root in roots:
-        if not results[root]["warming"]["whole"]:
-            print(f"\n{root}: warming ended during its warming phase (figures partly quiet)")
 
 
 if __name__ == "__main__":
