@@ -7,6 +7,7 @@ import argparse
 import getpass
 import os
 import sys
+from pathlib import Path
 
 from sqlalchemy.engine import Engine
 from sqlmodel import Session
@@ -15,7 +16,9 @@ from app import logs, migrate
 from app.agent import cli as agent_cli
 from app.db import make_engine
 from app.domain import DomainError
-from app.importer import ContentError, import_content
+from app.importer import ContentError, bank, import_content
+from app.importer.similar import THRESHOLD as SIMILAR_THRESHOLD
+from app.importer.similar import near_duplicates
 from app.serve import serve
 from app.services import accounts, recovery
 from app.settings import Settings
@@ -29,6 +32,20 @@ def main(argv: list[str] | None = None) -> int:
     serving.add_argument("--workers", type=int, default=1, help="worker processes")
     sub.add_parser("import-content", help="import changed content files into the database")
     sub.add_parser("migrate", help="bring the database schema up to date")
+    reviewing = sub.add_parser(
+        "bank-report",
+        help="review the question bank: sizes per topic and how well form cues guess the keys",
+    )
+    reviewing.add_argument("--content", type=Path, help="content folder (default: CONTENT_DIR)")
+    reviewing.add_argument("--deck", help="only this deck's questions")
+    reviewing.add_argument(
+        "--items", type=bank.item_range, help="only these items of the deck, e.g. 1-19"
+    )
+    reviewing.add_argument(
+        "--write-readme",
+        action="store_true",
+        help="rewrite the marked table in the content folder's README.md (whole bank only)",
+    )
     admin = sub.add_parser("admin", help="grant or take back the authoring pages")
     admin.add_argument("action", choices=["grant", "revoke"])
     admin.add_argument("username")
@@ -49,6 +66,13 @@ def main(argv: list[str] | None = None) -> int:
     settings = Settings()
     logs.configure(settings.log_format)
 
+    if args.command == "bank-report":
+        if args.write_readme and (args.deck or args.items):
+            parser.error("--write-readme reviews the whole bank: leave out --deck and --items")
+        if args.items and not args.deck:
+            parser.error("--items needs --deck")
+        content = args.content or settings.content_dir
+        return _bank_report(content, deck=args.deck, items=args.items, write=args.write_readme)
     if args.command == "serve":
         serve(settings, reload=args.reload, workers=args.workers)
         return 0
@@ -66,6 +90,32 @@ def main(argv: list[str] | None = None) -> int:
         return _set_admin(engine, args.username, admin=args.action == "grant")
     if args.command == "reset-password":
         return _reset_password(engine, args.username)
+    return 0
+
+
+def _bank_report(
+    content_dir: Path, *, deck: str | None, items: tuple[int, int] | None, write: bool
+) -> int:
+    try:
+        whole = bank.load_bank(content_dir)
+        chosen = bank.subset(whole, deck=deck, items=items)
+        table = bank.report_markdown(chosen)
+        if write:
+            readme = content_dir / "README.md"
+            text = readme.read_text(encoding="utf-8")
+            updated = bank.with_report(text, table)
+            if updated != text:
+                readme.write_text(updated, encoding="utf-8")
+    except ContentError as exc:
+        print(f"bank report stopped: {exc}", file=sys.stderr)
+        return 1
+    print(table)
+    wheres = {q.where for q in chosen}
+    pairs = [p for p in near_duplicates(whole) if {p.first, p.second} & wheres]
+    if pairs:
+        print(f"\nNear-duplicates (cosine {SIMILAR_THRESHOLD:.2f} or more):")
+        for pair in pairs:
+            print(f"  {pair.similarity:.2f}  {pair.first}  ~  {pair.second}")
     return 0
 
 

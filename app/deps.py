@@ -211,19 +211,22 @@ AdminUser = Annotated[User, Depends(_admin)]
 # transaction, so that a change refused later leaves nothing behind.
 
 
-def _learner(session: SessionDep, identity: IdentityDep) -> LearnerScope | None:
+def _learner(session: SessionDep, identity: IdentityDep, visits: VisitsDep) -> LearnerScope | None:
+    visits.flush()  # what the asker reads includes their repeat visits not written yet
     scope = learners.resolve(session, identity)
     session.commit()
     return scope
 
 
-def _reader(session: SessionDep, identity: IdentityDep) -> LearnerScope:
+def _reader(session: SessionDep, identity: IdentityDep, visits: VisitsDep) -> LearnerScope:
+    visits.flush()
     scope = learners.for_reading(session, identity)
     session.commit()
     return scope
 
 
-def _writer(session: SessionDep, identity: IdentityDep) -> LearnerScope:
+def _writer(session: SessionDep, identity: IdentityDep, visits: VisitsDep) -> LearnerScope:
+    visits.flush()
     scope = learners.resolve(session, identity)
     if scope is not None:
         session.commit()

@@ -43,7 +43,7 @@ from app.services import content_cache
 from app.services.accounts import AccountGuards
 from app.services.fleet import FleetKeeper
 from app.services.limit_store import HitStore
-from app.services.orphans import end_orphans
+from app.services.orphans import end_orphans, sweep_forever
 from app.services.passwords import PasswordChecks
 from app.services.ratelimit import AccountLimits, RunLimiter
 from app.services.runs import RunRecorder
@@ -122,9 +122,13 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             if ended:
                 log.warning("ended %d runs that a stopped server process left unfinished", ended)
         await state.run_queue.start()
-        keeper: asyncio.Task[None] | None = None
+        # Runs never stay stuck: on the fleet, the keeper ends runs whose machine is gone;
+        # on one machine, the sweep ends runs whose server process is gone (one that died
+        # after this start, or was still dying during it).
         if isinstance(state.run_queue, RedisRunQueue):
             keeper = asyncio.create_task(FleetKeeper(engine, state.run_queue).run_forever())
+        else:
+            keeper = asyncio.create_task(sweep_forever(engine))
         compile_all()
         # Compressing the static files takes seconds of CPU (brotli at its best): a thread
         # does it beside the first requests, which compress on demand what is not done yet.
@@ -135,9 +139,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         gc.collect()
         gc.freeze()
         yield
-        if keeper is not None:
-            keeper.cancel()
+        keeper.cancel()
         await state.run_queue.close()
+        await asyncio.to_thread(state.visits.close)  # the repeat visits not written yet
         engine.dispose()
 
     app = FastAPI(

@@ -5,6 +5,7 @@ both run as that user (and the worker refuses to run code, saying why)."""
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import logging
 import os
@@ -15,7 +16,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from app.settings import Settings
+from app import reach
+from app.settings import PROJECT_ROOT, Settings
 
 log = logging.getLogger("backprop")
 
@@ -63,25 +65,49 @@ def web_user(name: str) -> pwd.struct_passwd:
             ["useradd", "--system", "--no-create-home", "--shell", "/usr/sbin/nologin", name],
             check=True,
         )
+        log.info("created the system user '%s' for the web server (no home, no shell)", name)
         return pwd.getpwnam(name)
 
 
 def give_data_to(folder: Path, user: pwd.struct_passwd) -> None:
-    """The web server's user owns the data folder and everything in it. SystemExit, saying
-    which, when a folder above it would stop that user from reaching it."""
-    folder = folder.resolve()
+    """The web server's user owns the data folder and everything in it."""
     folder.mkdir(parents=True, exist_ok=True)
-    for parent in folder.parents:
-        info = parent.stat()
-        if not info.st_mode & 0o001 and info.st_uid != user.pw_uid:
-            raise SystemExit(
-                f"The web server runs as '{user.pw_name}', which cannot reach DATA_DIR "
-                f"({folder}): {parent} is closed to other users. Choose a DATA_DIR it can "
-                "reach, or open that folder (chmod o+x)."
-            )
     for path in [folder, *folder.rglob("*")]:
         if not path.is_symlink():
             os.chown(path, user.pw_uid, user.pw_gid)
+
+
+def prepare_paths(
+    settings: Settings, user: pwd.struct_passwd | None, code_root: Path = PROJECT_ROOT
+) -> None:
+    """Make every path the web server needs reachable by `user` (None: this process's own),
+    or stop, saying which is not and how to fix it (app/reach.py). As root, the folders
+    above the checkout and the interpreter that are closed to `user` are opened to it alone,
+    for traversal, with an ACL: a clone in root's home works as one anywhere else. Logged
+    once, naming each folder, when that changes anything."""
+    if user is not None:
+        opened: list[Path] = []
+        for path in (code_root, Path(sys.prefix), Path(sys.base_prefix)):
+            opened += reach.open_way_to(path, user)
+        if opened:
+            folders = " ".join(str(f) for f in dict.fromkeys(opened))
+            log.info(
+                "let '%s' through %s with an ACL entry (u:%s:x: traversal only, no listing) "
+                "so the web server can reach the checkout %s; undo: setfacl -x u:%s %s",
+                user.pw_name,
+                folders,
+                user.pw_name,
+                code_root,
+                user.pw_name,
+                folders,
+            )
+        give_data_to(settings.data_dir, user)
+    else:
+        with contextlib.suppress(OSError):  # said below, with the fix
+            settings.data_dir.mkdir(parents=True, exist_ok=True)
+    problems = reach.out_of_reach(reach.needs(settings, code_root), user)
+    if problems:
+        raise SystemExit("\n".join(problems))
 
 
 def drop_privileges(user: pwd.struct_passwd) -> None:
@@ -97,8 +123,7 @@ def serve(settings: Settings, *, reload: bool, workers: int) -> None:
     that drops to WEB_USER, the web server; it stops the worker when the web server ends,
     which an unprivileged process could not do."""
     user = web_user(settings.web_user) if os.geteuid() == 0 else None
-    if user is not None:
-        give_data_to(settings.data_dir, user)
+    prepare_paths(settings, user)
     worker = None
     if settings.sandbox_autostart:
         worker = start_sandbox_worker(settings, user.pw_uid if user else None)

@@ -228,7 +228,7 @@ class Worker:
         """Run `request` in `pool` once a slot is free; `warm_into`: a warming run, with that
         folder as its writable compile cache."""
 
-        slot = await pool.acquire(emit)
+        slot = await pool.acquire(emit, request.owner)
         # A graded run answers before its jails are torn down; the slot waits for that.
         teardown: asyncio.Task[None] | None = None
         try:

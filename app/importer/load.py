@@ -24,7 +24,7 @@ from app.importer.questions import (
     questions_path,
     write_questions,
 )
-from app.importer.render import RENDER_VERSION, render_markdown
+from app.importer.render import RENDER_VERSION, highlight_code, render_markdown
 from app.models import CodeSample, ContentFile, Deck, Item, QuizPrompt, Topic
 
 log = logging.getLogger(__name__)
@@ -227,7 +227,7 @@ def _write_item(session: Session, spec: ParsedItem, digest: str, item: Item | No
         )
     for position, prompt in enumerate(spec.quiz_prompts, start=1):
         session.add(QuizPrompt(item_id=item.id, position=position, text=prompt))
-    write_questions(session, item.id, spec.questions)
+    write_questions(session, item.id, spec.questions, highlight=highlight_code)
     _index(session, item, "\n\n".join(s.code for s in spec.samples))
 
 

@@ -4,6 +4,7 @@ across edits (what learners answered stays attached)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -33,6 +34,7 @@ class QuestionSpec:
     choices: tuple[ChoiceSpec, ...]
     check_code: str = ""
     check_stdout: str = ""
+    code: str = ""  # shown with the prompt; a question with code always has a check
 
 
 def questions_path(item_rel: str) -> str:
@@ -55,18 +57,32 @@ def parse_questions(text: str, rel: str, *, slug: str, prompts: list[str]) -> li
     if not isinstance(entries, list):
         raise ContentError(rel, 1, "questions must be a list")
     found = [e.get("prompt") if isinstance(e, dict) else None for e in entries]
-    if found != prompts:
+    for n, entry in enumerate(entries[len(prompts) :], start=len(prompts) + 1):
+        if isinstance(entry, dict) and "asks" in entry:
+            raise ContentError(rel, 1, f"question {n}: only an item's own prompts take 'asks'")
+    if found[: len(prompts)] != prompts:
         raise ContentError(
             rel,
             1,
-            "the questions' prompts must be the item's quiz_prompts, word for word, in order",
+            "the first questions' prompts must be the item's quiz_prompts, word for word, in order",
         )
+    _check_added_prompts(found[len(prompts) :], rel, first=len(prompts) + 1)
+    if len(set(map(str, found))) != len(found):
+        raise ContentError(rel, 1, "two questions of the file have the same prompt")
     return [_question(entry, rel, n) for n, entry in enumerate(entries, start=1)]
+
+
+def _check_added_prompts(added: list[object], rel: str, *, first: int) -> None:
+    """Questions after the item's own prompts are the bank's additions: each states its own
+    prompt, a question that appears once in the file."""
+    for n, prompt in enumerate(added, start=first):
+        if not isinstance(prompt, str) or not prompt.strip().endswith("?"):
+            raise ContentError(rel, 1, f"question {n}: prompt must be a question ending in '?'")
 
 
 def _question(entry: dict[str, Any], rel: str, n: int) -> QuestionSpec:
     where = f"question {n}"
-    known = {"prompt", "model_answer", "key_points", "choices", "check"}
+    known = {"prompt", "asks", "model_answer", "key_points", "choices", "check", "code"}
     unknown = sorted(set(entry) - known)
     if unknown:
         raise ContentError(rel, 1, f"{where}: unknown key '{unknown[0]}'")
@@ -90,13 +106,25 @@ def _question(entry: dict[str, Any], rel: str, n: int) -> QuestionSpec:
     check = entry.get("check") or {}
     if check and (not isinstance(check, dict) or set(check) != {"code", "stdout"}):
         raise ContentError(rel, 1, f"{where}: check needs exactly 'code' and 'stdout'")
+    code = entry.get("code", "")
+    if not isinstance(code, str) or ("code" in entry and not code.strip()):
+        raise ContentError(rel, 1, f"{where}: code must be non-empty text")
+    if code and not check:
+        # What a code question's key says the code prints must be proven by running it.
+        raise ContentError(rel, 1, f"{where}: a question with code needs a check")
+    # `asks`: how the quizzes word an item's own prompt when the seed's wording repeats
+    # another item's (the item page keeps the seed's prompt; its answer still answers it).
+    asks = entry.get("asks", entry["prompt"])
+    if not isinstance(asks, str) or not asks.strip().endswith("?"):
+        raise ContentError(rel, 1, f"{where}: asks must be a question ending in '?'")
     return QuestionSpec(
-        prompt=str(entry["prompt"]),
+        prompt=asks.strip(),
         model_answer=answer,
         key_points=tuple(_text(p, rel, f"{where}: key point") for p in points),
         choices=specs,
         check_code=str(check.get("code", "")),
         check_stdout=str(check.get("stdout", "")),
+        code=code.rstrip("\n"),
     )
 
 
@@ -106,8 +134,15 @@ def _text(value: object, rel: str, what: str) -> str:
     return value.strip()
 
 
-def write_questions(session: Session, item_id: int, specs: list[QuestionSpec]) -> None:
-    """Make the item's questions these, keeping ids by position."""
+def write_questions(
+    session: Session,
+    item_id: int,
+    specs: list[QuestionSpec],
+    *,
+    highlight: Callable[[str], str],
+) -> None:
+    """Make the item's questions these, keeping ids by position; `highlight` renders shown
+    code to HTML (the renderer's, passed in: it imports the parser, which imports this)."""
     existing = {
         q.position: q for q in session.exec(select(Question).where(Question.item_id == item_id))
     }
@@ -118,6 +153,8 @@ def write_questions(session: Session, item_id: int, specs: list[QuestionSpec]) -
             "key_points": "\n".join(spec.key_points),
             "check_code": spec.check_code,
             "check_stdout": spec.check_stdout,
+            "code": spec.code,
+            "code_html": highlight(spec.code) if spec.code else "",
         }
         question = existing.pop(position, None)
         if question is None:

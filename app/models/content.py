@@ -104,6 +104,9 @@ class Question(SQLModel, table=True):
     key_points: str = Field(sa_column=Column(Text, nullable=False))  # one per line
     check_code: str = Field(default="", sa_column=Column(Text, nullable=False, default=""))
     check_stdout: str = Field(default="", sa_column=Column(Text, nullable=False, default=""))
+    # Code shown with the prompt (empty for most), and its highlighted HTML rendered at import.
+    code: str = Field(default="", sa_column=Column(Text, nullable=False, default=""))
+    code_html: str = Field(default="", sa_column=Column(Text, nullable=False, default=""))
 
     @property
     def key_point_list(self) -> list[str]:

@@ -17,6 +17,7 @@ from app.deps import (
     ReaderDep,
     SessionDep,
     SettingsDep,
+    VisitsDep,
     identify,
 )
 from app.domain import DomainError
@@ -47,6 +48,7 @@ def signup(
     settings: SettingsDep,
     guards: AccountGuardsDep,
     client: ClientDep,
+    visits: VisitsDep,
     username: Annotated[str, Form(max_length=200)],
     password: PasswordField,
     next: NextField = None,
@@ -70,7 +72,7 @@ def signup(
     # The recovery codes are shown once, now, before going on (they are kept only hashed).
     codes = recovery.issue(session, user)
     page = render(request, "accounts/recovery_codes.html", {"codes": codes, "next": target})
-    return signed_in(request, session, identity, user, settings, target, response=page)
+    return signed_in(request, session, identity, user, settings, target, visits, response=page)
 
 
 @router.get("/signin")
@@ -89,6 +91,7 @@ def signin(
     settings: SettingsDep,
     guards: AccountGuardsDep,
     client: ClientDep,
+    visits: VisitsDep,
     username: Annotated[str, Form(max_length=200)],
     password: PasswordField,
     next: NextField = None,
@@ -102,7 +105,7 @@ def signin(
     except DomainError as exc:
         session.rollback()
         return form_again(request, "accounts/signin.html", exc, next=target, username=username)
-    return signed_in(request, session, identity, user, settings, target)
+    return signed_in(request, session, identity, user, settings, target, visits)
 
 
 @router.post("/signout")

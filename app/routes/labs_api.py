@@ -23,11 +23,10 @@ from app.domain import Identity, NotFound
 from app.schemas import RunAccepted, errors
 from app.schemas.labs import LabPublic, LabRunCreate, MeasurementPublic
 from app.services import content_cache, items, labs, runs
+from app.services.catalogue import LAB_DECK
 from app.services.items import ItemRow
 from app.services.run_origin import origin_for
 from app.services.runs import RunOrigin
-
-LAB_DECK = "labs"
 
 # Reading labs needs nobody; starting a run is someone's (identify: cookies or a token).
 router = APIRouter(prefix="/api/labs", tags=["labs"], responses=errors(413))

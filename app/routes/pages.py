@@ -109,6 +109,7 @@ def item_list(
         context = {
             "catalogue": snapshot.catalogue,
             "counts": snapshot.counts,
+            "listing": snapshot.catalogue.listing(filters.deck),
             "filters": filters,
             "progress": progress,
             "progress_filters": PROGRESS_FILTERS,

@@ -15,6 +15,7 @@ from app.deps import (
     IdentityDep,
     SessionDep,
     SettingsDep,
+    VisitsDep,
     identify,
 )
 from app.domain import DomainError
@@ -41,6 +42,7 @@ def forgot(
     settings: SettingsDep,
     guards: AccountGuardsDep,
     client: ClientDep,
+    visits: VisitsDep,
     username: Annotated[str, Form(max_length=200)],
     code: Annotated[str, Form(max_length=64)],
     new_password: PasswordField,
@@ -58,7 +60,9 @@ def forgot(
     except DomainError as exc:
         session.rollback()
         return form_again(request, "accounts/forgot.html", exc, username=username)
-    return signed_in(request, session, identity, user, settings, "/account?done=password-reset")
+    return signed_in(
+        request, session, identity, user, settings, "/account?done=password-reset", visits
+    )
 
 
 @router.get("/account/recovery-codes")

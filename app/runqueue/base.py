@@ -179,8 +179,12 @@ class InProcessQueue:
             accept(_Unreachable("Code cannot run right now: an internal error."))
             await end("The app lost track of this run.")
         finally:
-            # Late watchers read the stored run; keep the live copy a little for stragglers.
-            await asyncio.sleep(self.linger_seconds)
+            # Late watchers read the stored run; keep the live copy a little for stragglers,
+            # but not when the queue is closing (a cancel that cut the run short would
+            # otherwise hold the server's shutdown for the whole linger).
+            task = asyncio.current_task()
+            if task is None or not task.cancelling():
+                await asyncio.sleep(self.linger_seconds)
             self.live.pop(request.id, None)
 
     async def start(self) -> None:

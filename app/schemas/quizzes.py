@@ -31,6 +31,9 @@ class ChoicePublic(BaseModel):
 class QuizQuestionPublic(BaseModel):
     id: int = Field(description="The question's place in this quiz, from 1.")
     prompt: str
+    code: str | None = Field(
+        None, description="Python shown with the prompt, when the question asks about code."
+    )
     item: str = Field(description="Slug of the item the question comes from.")
     choices: list[ChoicePublic]
     answer: str | None = Field(None, description="The letter chosen, once answered.")
@@ -69,6 +72,7 @@ class QuizPublic(BaseModel):
                 QuizQuestionPublic(
                     id=q.position,
                     prompt=q.prompt,
+                    code=q.code or None,
                     item=q.item_slug,
                     choices=[
                         ChoicePublic(id=c.letter, text=c.text, correct=c.correct, why=c.why)

@@ -10,6 +10,20 @@ from sqlmodel import col
 
 from app.models import Deck, Item, Topic
 
+LAB_DECK = "labs"  # the deck whose items are timing labs, "Labs" in the navigation
+
+
+@dataclass(frozen=True, slots=True)
+class Listing:
+    """What a list of items is called: its heading, and the word for one item and many."""
+
+    heading: str
+    one: str
+    many: str
+
+    def count(self, n: int) -> str:
+        return f"{n} {self.one if n == 1 else self.many}"
+
 
 @dataclass(frozen=True, slots=True)
 class DeckSummary:
@@ -42,6 +56,15 @@ class Catalogue:
 
     def topic_title(self, slug: str) -> str:
         return self._titles.get(f"topic:{slug}", slug)
+
+    def listing(self, deck: str | None) -> Listing:
+        """The whole library, or one deck's page, titled for it; the labs deck is called
+        Labs, as the navigation calls it, and counts labs."""
+        if deck == LAB_DECK:
+            return Listing("Labs", "lab", "labs")
+        if deck is None:
+            return Listing("Library", "question", "questions")
+        return Listing(self.deck_title(deck), "question", "questions")
 
 
 # Built once: every page of the library asks for these.

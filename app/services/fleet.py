@@ -40,11 +40,16 @@ class FleetKeeper:
         self.forgot_at = 0.0  # when gone consumers were last looked for
 
     async def run_forever(self) -> None:
+        """A pass every heartbeat. A failed pass is logged and tried again at the next one,
+        whatever failed (Redis, or the database busy or away): were this loop to end, runs
+        whose machine is gone would stay `running` for good."""
         while True:
             try:
                 await self.once()
             except (RedisError, OSError) as exc:
                 log.warning("the fleet's queue could not be checked: %s", exc)
+            except Exception:
+                log.exception("the fleet's runs could not be checked")
             await asyncio.sleep(self.queue.timing.heartbeat_seconds)
 
     async def once(self) -> tuple[int, int]:

@@ -97,6 +97,7 @@ class ModelAnswer:
     position: int
     answer: str
     key_points: list[str]
+    code_html: str = ""  # the code shown with the prompt, highlighted
 
 
 @dataclass(frozen=True, slots=True)
@@ -175,7 +176,12 @@ _SAMPLES = (
     .order_by(col(CodeSample.index))
 )
 _ANSWERS = (
-    core_select(col(Question.position), col(Question.model_answer), col(Question.key_points))
+    core_select(
+        col(Question.position),
+        col(Question.model_answer),
+        col(Question.key_points),
+        col(Question.code_html),
+    )
     .where(col(Question.item_id) == bindparam("item_id"))
     .order_by(col(Question.position))
 )
@@ -244,8 +250,10 @@ def prompts_of(connection: Connection, item_id: int) -> list[PromptText]:
 def answers_of(connection: Connection, item_id: int) -> dict[int, ModelAnswer]:
     """The model answers of an item's prompts, by prompt position."""
     return {
-        position: ModelAnswer(position, answer, [p for p in points.split("\n") if p])
-        for position, answer, points in connection.execute(_ANSWERS, {"item_id": item_id})
+        position: ModelAnswer(position, answer, [p for p in points.split("\n") if p], code_html)
+        for position, answer, points, code_html in connection.execute(
+            _ANSWERS, {"item_id": item_id}
+        )
     }
 
 

@@ -5,6 +5,7 @@ first; carrying a guest into an account merges two learners into one."""
 from __future__ import annotations
 
 from sqlalchemy import bindparam, delete, update
+from sqlalchemy import select as core_select
 from sqlmodel import Session, col, select
 
 from app.db import dialect_of
@@ -24,6 +25,9 @@ from app.services import study
 # Built once: resolving the learner is part of every personal request.
 _BY_VISITOR = select(Learner).where(col(Learner.visitor) == bindparam("visitor"))
 _BY_USER = select(Learner).where(col(Learner.user_id) == bindparam("user_id"))
+# Only the id, as a plain row: what resolving needs (no entity to build on every page).
+_ID_BY_VISITOR = core_select(col(Learner.id)).where(col(Learner.visitor) == bindparam("owner"))
+_ID_BY_USER = core_select(col(Learner.id)).where(col(Learner.user_id) == bindparam("owner"))
 
 
 def guest_learner(session: Session, visitor: str) -> Learner | None:
@@ -36,13 +40,15 @@ def user_learner(session: Session, user_id: int | None) -> Learner | None:
 
 def resolve(session: Session, identity: Identity) -> LearnerScope | None:
     """The scope of the asker's data, or None when they have recorded nothing yet."""
+    owner: int | str
     if identity.user_id is not None:
-        learner = user_learner(session, identity.user_id)
+        statement, owner = _ID_BY_USER, identity.user_id
     else:
-        learner = guest_learner(session, identity.visitor)
-    if learner is None or learner.id is None:
+        statement, owner = _ID_BY_VISITOR, identity.visitor
+    learner_id = session.connection().execute(statement, {"owner": owner}).scalar()
+    if learner_id is None:
         return None
-    return LearnerScope(session, learner.id)
+    return LearnerScope(session, learner_id)
 
 
 def resolve_or_create(session: Session, identity: Identity) -> LearnerScope:

@@ -32,4 +32,6 @@ def record_open_answer(
     assert question.id is not None
     review.record(scope, question.id, rating=rating, source=review.ReviewSource.OPEN, at=now)
     # Half the points or more counts as knowing it, for the item's status and its history.
-    return study.record_check(scope, item, prompt=position, knew=ticked * 2 >= total, now=now)
+    return study.record_question_recall(
+        scope, item, position=position, knew=ticked * 2 >= total, now=now
+    )

@@ -39,6 +39,8 @@ class ShownQuestion:
     done: bool = False  # answered (or, in a mock interview, moved past)
     model_answer: str | None = None  # a mock interview's, once every prompt is done
     key_points: tuple[str, ...] = ()
+    code: str = ""  # shown with the prompt (empty for most questions)
+    code_html: str = ""  # the same, highlighted at import
 
 
 @dataclass(frozen=True)
@@ -115,6 +117,8 @@ def build_view(scope: LearnerScope, attempt: QuizAttempt, now: datetime) -> Atte
                 done=row.answered_at is not None,
                 model_answer=question.model_answer if grading else None,
                 key_points=tuple(question.key_point_list) if grading else (),
+                code=question.code,
+                code_html=question.code_html,
             )
         )
     return AttemptView(attempt=attempt, questions=shown, now=now)

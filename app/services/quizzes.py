@@ -200,7 +200,9 @@ def answer(
     question = scope.session.get(Question, row.question_id)
     item = scope.session.get(Item, question.item_id) if question else None
     if question is not None and item is not None:
-        study.record_check(scope, item, prompt=question.position, knew=row.correct, now=now)
+        study.record_question_recall(
+            scope, item, position=question.position, knew=row.correct, now=now
+        )
     return build_view(scope, attempt, now)
 
 

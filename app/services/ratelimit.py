@@ -75,9 +75,11 @@ def client_digest(client: str) -> str:
 
 
 class RunLimiter:
-    """Runs in flight and runs started a minute, counted per owner (a visitor or an account)
-    and per client address, which a client cannot mint: fresh cookies from one address share
-    that address's allowance, so one client never fills the workers' queue."""
+    """Runs in flight and runs started a minute, counted per owner (a visitor or an account),
+    and a guest's also per client address, which a client cannot mint: fresh cookies (or
+    cookie-less programs) from one address share that address's allowance, so one client
+    never fills the workers' queue. A signed-in user's runs count against the account
+    alone: someone behind a busy address gets their own allowance by signing in."""
 
     def __init__(
         self,
@@ -107,15 +109,19 @@ class RunLimiter:
             store,
         )
 
-    def admit(self, run: Run, *, client: str) -> None:
+    def admit(self, run: Run, *, client: str | None) -> None:
         """Insert `run` (queued) if its owner (`run.visitor`) and its client have room for
-        it, in one transaction; RateLimited, and nothing stored, when they have not."""
-        run.client_sha256 = client_digest(client)
+        it, in one transaction; RateLimited, and nothing stored, when they have not.
+        `client` is the address of a guest's run; None for a signed-in user's, which the
+        address's limits neither count nor refuse."""
+        run.client_sha256 = client_digest(client) if client is not None else None
         owner = digest(self.starts.name, run.visitor)
-        per_client = digest(self.client_starts.name, client)
+        windows = [(self.starts, owner)]
+        if client is not None:
+            windows.append((self.client_starts, digest(self.client_starts.name, client)))
         with Session(self.store.engine, expire_on_commit=False) as session:
             connection = session.connection()
-            now = self.store.begin(connection, [owner, per_client])
+            now = self.store.begin(connection, [key for _, key in windows])
             mine, from_client = connection.execute(
                 _IN_FLIGHT, {"owner": run.visitor, "client": run.client_sha256}
             ).one()
@@ -123,13 +129,12 @@ class RunLimiter:
                 raise RateLimited(
                     f"You already have {self.concurrent} runs going; wait for one to finish.", 2
                 )
-            if from_client >= self.concurrent_per_client:
+            if client is not None and from_client >= self.concurrent_per_client:
                 raise RateLimited(
                     f"{self.concurrent_per_client} runs from your network are already going; "
                     "wait for one to finish.",
                     2,
                 )
-            windows = ((self.starts, owner), (self.client_starts, per_client))
             counted = self.store.counts(connection, [(k, now - w.window) for w, k in windows])
             for window, key in windows:
                 window.refuse_if_full(counted.get(key), now)

@@ -35,4 +35,5 @@ def origin_for(
         learner_id=learner_id,
         item_id=item_id,
         sample_index=sample,
+        signed_in=identity.signed_in,
     )

@@ -58,10 +58,17 @@ class RunOrigin:
     """Who starts a run and where its code came from."""
 
     owner: str  # what limits count against (Identity.owner_key); kept as the run's `visitor`
-    client: str  # the client's address: limits count it too, since a client cannot mint it
+    client: str  # the client's address: a guest's limits count it too (it cannot be minted)
     learner_id: int | None = None  # whose run it is; None for a cookie-less API client
     item_id: int | None = None
     sample_index: int | None = None
+    signed_in: bool = False  # `owner` is an account
+
+    @property
+    def fair_key(self) -> str:
+        """Whom the sandbox shares its slots between: the account, or else the client's
+        address, which a guest cannot mint as it can fresh cookies."""
+        return self.owner if self.signed_in else f"addr:{self.client}"
 
 
 @dataclass(frozen=True)
@@ -171,6 +178,7 @@ async def submit(
     run = Run(
         id=run_id,
         visitor=origin.owner,
+        fair_owner=fair_owner(token_secret, origin.fair_key),
         learner_id=origin.learner_id,
         token_sha256=_digest(token) if token else None,
         idempotency_key=idempotency_key,
@@ -189,7 +197,9 @@ async def submit(
     # Stored queued once the limits admit it: from then on it counts as in flight for its
     # owner and client, on every replica, until the queue records its end.
     try:
-        await asyncio.to_thread(limiter.admit, run, client=origin.client)
+        await asyncio.to_thread(
+            limiter.admit, run, client=None if origin.signed_in else origin.client
+        )
     except IntegrityError:
         # The unique index let a concurrent request with this key store its run first.
         found = await asyncio.to_thread(idempotency.earlier, engine, run)
@@ -205,10 +215,22 @@ async def submit(
 
 def request_for(run: Run) -> RunRequest:
     """What the sandbox is asked to run for a stored run: its code on the backend it asked
-    for, with the default limits (the worker clamps them to its ceilings)."""
+    for, with the default limits (the worker clamps them to its ceilings), for its owner
+    (the worker and the fleet share their slots fairly between owners)."""
     return RunRequest(
-        id=run.id, code=run.code, backend=Backend(run.backend_requested), limits=Limits()
+        id=run.id,
+        code=run.code,
+        backend=Backend(run.backend_requested),
+        limits=Limits(),
+        owner=run.fair_owner,
     )
+
+
+def fair_owner(secret: str, key: str) -> str:
+    """The owner a run is scheduled as (`RunOrigin.fair_key`), keyed with the app's secret:
+    the worker, Redis and their logs never see an address or an account id, and nobody
+    without the secret can tell whose runs they are."""
+    return hmac.new(secret.encode(), f"fair-owner:{key}".encode(), hashlib.sha256).hexdigest()[:32]
 
 
 def get(engine: Engine, run_id: str) -> Run:

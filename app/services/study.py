@@ -5,12 +5,13 @@ transaction)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date, datetime
 from typing import Protocol
 
 from markupsafe import Markup
 from sqlalchemy import bindparam, func
+from sqlalchemy import select as core_select
 from sqlmodel import col, select
 
 from app.db import dialect_of
@@ -53,6 +54,50 @@ def progress_by_item(scope: LearnerScope) -> dict[int, ItemProgress]:
     return {p.item_id: p for p in rows}
 
 
+@dataclass(frozen=True)
+class ProgressLine:
+    """What the item page shows of a learner's progress row: read as a plain row, and with
+    the visits not yet written added (visit_writer.py defers a returning reader's visits)."""
+
+    status: str
+    bookmarked: bool
+    note: str
+    visits: int
+    last_visit_at: datetime | None
+
+    def with_visits(self, count: int, last: datetime | None) -> ProgressLine:
+        if not count:
+            return self
+        return replace(self, visits=self.visits + count, last_visit_at=last)
+
+
+# Built once, plain rows: the item page reads these for every signed-in or returning reader.
+_PROGRESS_LINE = core_select(
+    col(ItemProgress.status),
+    col(ItemProgress.bookmarked),
+    col(ItemProgress.note),
+    col(ItemProgress.visits),
+    col(ItemProgress.last_visit_at),
+).where(
+    col(ItemProgress.learner_id) == bindparam("learner_id"),
+    col(ItemProgress.item_id) == bindparam("item_id"),
+)
+_LATEST_CHECKS = (
+    core_select(col(RecallCheck.prompt), col(RecallCheck.knew))
+    .where(
+        col(RecallCheck.learner_id) == bindparam("learner_id"),
+        col(RecallCheck.item_id) == bindparam("item_id"),
+    )
+    .order_by(col(RecallCheck.answered_at), col(RecallCheck.id))
+)
+
+
+def progress_line(scope: LearnerScope, item: ItemKey) -> ProgressLine | None:
+    params = {"learner_id": scope.learner_id, "item_id": item.id}
+    row = scope.session.connection().execute(_PROGRESS_LINE, params).first()
+    return ProgressLine(*row) if row else None
+
+
 _CHECKS = (
     select(RecallCheck)
     .where(
@@ -72,7 +117,7 @@ def checks_of(scope: LearnerScope, item: ItemKey) -> list[RecallCheck]:
 class StudyView:
     """What the item page's progress parts show: status, bookmark, latest checks, note."""
 
-    progress: ItemProgress | None
+    progress: ProgressLine | None
     status: Status
     latest_checks: dict[int, bool]
     note_html: Markup | None
@@ -92,16 +137,22 @@ class StudyView:
         }
 
 
-def study_view(scope: LearnerScope | None, item: ItemKey) -> StudyView:
-    """The learner's standing on `item`; someone with no learner yet stands nowhere."""
-    row = progress_of(scope, item) if scope else None
-    latest = {c.prompt: c.knew for c in checks_of(scope, item)} if scope else {}
+def study_view(
+    scope: LearnerScope | None, item: ItemKey, *, row: ProgressLine | None = None
+) -> StudyView:
+    """The learner's standing on `item`; someone with no learner yet stands nowhere. `row`:
+    their progress row when the caller has read it already."""
+    if scope is None:
+        return StudyView(None, Status.new, {}, None, [])
+    row = row or progress_line(scope, item)
+    params = {"learner_id": scope.learner_id, "item_id": item.id}
+    latest = dict(scope.session.connection().execute(_LATEST_CHECKS, params).all())
     return StudyView(
         progress=row,
         status=Status(row.status) if row else Status.new,
         latest_checks=latest,
         note_html=render_note(row.note) if row and row.note else None,
-        runs=history.runs_of(scope, item.id) if scope else [],
+        runs=history.runs_of(scope, item.id),
     )
 
 
@@ -153,6 +204,19 @@ def record_check(
             answered_at=now,
         )
     )
+    count_day(scope, now.date(), checks=1)
+    return refresh_status(scope, item, prompts=positions)
+
+
+def record_question_recall(
+    scope: LearnerScope, item: ItemKey, *, position: int, knew: bool, now: datetime
+) -> ItemProgress:
+    """A question of the item answered in a quiz or graded in a mock interview. The item's own
+    prompts count towards its mastery as a recall check; the questions the bank adds after
+    them are practice on the day (their schedule lives in review) and leave mastery alone."""
+    positions = _prompt_positions(scope, item)
+    if position in (positions or [0]):
+        return record_check(scope, item, prompt=position, knew=knew, now=now)
     count_day(scope, now.date(), checks=1)
     return refresh_status(scope, item, prompts=positions)
 

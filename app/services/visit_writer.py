@@ -6,18 +6,32 @@ Here a page that records a visit hands it over and waits until it is committed, 
 visit is ever lost (the page answers only once its visit is stored). Whoever hands one over
 while no one is writing writes every visit waiting at that moment in one transaction; the
 others wait, and the first of those that arrived meanwhile writes the next group. Alone on
-the server, a visit is written at once, as before."""
+the server, a visit is written at once, as before.
+
+A returning reader's visit to an item they have opened before changes only two counters
+(the item's visits, the day's views) and a time: nothing the page shows depends on it being
+written first. Those are `defer`red: kept in memory, added to what the page shows, and
+written by a thread of the writer's own every FLUSH_SECONDS, all in one transaction, and
+once more when the app stops (`close`). A write that fails is kept and tried again. Only a
+process killed outright (SIGKILL, power loss) can lose them: at most the last
+FLUSH_SECONDS of repeat visits, never a first one."""
 
 from __future__ import annotations
 
+import contextlib
+import logging
 import threading
 from collections import Counter
 from dataclasses import dataclass, field
 from datetime import datetime
 
 from sqlalchemy.engine import Engine
+from sqlalchemy.exc import IntegrityError
 
 from app.services import activity_rows
+
+FLUSH_SECONDS = 0.25
+log = logging.getLogger(__name__)
 
 
 @dataclass(eq=False)
@@ -39,6 +53,66 @@ class VisitWriter:
         self._lock = threading.Lock()
         self._waiting: list[_Visit] = []
         self._writing = False
+        self._deferred: dict[tuple[int, int], list[datetime]] = {}  # (learner, item): times
+        self._deferred_lock = threading.Lock()
+        self._flusher: threading.Thread | None = None
+        self._closing = threading.Event()
+
+    def defer(self, *, learner_id: int, item_id: int, at: datetime) -> None:
+        """Count a repeat visit, written within FLUSH_SECONDS (never blocks on the database)."""
+        with self._deferred_lock:
+            self._deferred.setdefault((learner_id, item_id), []).append(at)
+            if self._flusher is None and not self._closing.is_set():
+                self._flusher = threading.Thread(
+                    target=self._flush_every, name="visit-writer", daemon=True
+                )
+                self._flusher.start()
+
+    def deferred(self, *, learner_id: int, item_id: int) -> tuple[int, datetime | None]:
+        """How many of this learner's visits to the item wait to be written, and the last."""
+        with self._deferred_lock:
+            times = self._deferred.get((learner_id, item_id), [])
+            return len(times), max(times, default=None)
+
+    def flush(self) -> None:
+        """Write every deferred visit now (blocking); kept for the next try if it fails."""
+        with self._deferred_lock:
+            taken, self._deferred = self._deferred, {}
+        if not taken:
+            return
+        try:
+            self._write([_Visit(*key, at) for key, times in taken.items() for at in times])
+        except IntegrityError:
+            self._write_each(taken)
+        except Exception:
+            log.exception("could not write deferred visits to %d items; trying again", len(taken))
+            with self._deferred_lock:
+                for key, times in taken.items():
+                    self._deferred.setdefault(key, [])[:0] = times
+            raise
+
+    def _write_each(self, taken: dict[tuple[int, int], list[datetime]]) -> None:
+        """A learner deleted meanwhile (an account deleted, a guest merged into an account at
+        sign-in) fails the group: write item by item and let go of the visits of learners
+        that are gone, which belong to no one now."""
+        for key, times in taken.items():
+            try:
+                self._write([_Visit(*key, at) for at in times])
+            except IntegrityError:
+                log.info("dropped %d visits of learner %d, who is gone", len(times), key[0])
+
+    def close(self) -> None:
+        """Stop the flushing thread and write what is left (the app is stopping)."""
+        self._closing.set()
+        flusher = self._flusher
+        if flusher is not None:
+            flusher.join(timeout=10)
+        self.flush()
+
+    def _flush_every(self) -> None:
+        while not self._closing.wait(FLUSH_SECONDS):
+            with contextlib.suppress(Exception):  # logged by flush; kept for the next round
+                self.flush()
 
     def record(self, *, learner_id: int, item_id: int, at: datetime) -> None:
         """Store one visit; returns once it is committed (blocking: call it in a thread)."""

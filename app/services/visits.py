@@ -44,6 +44,9 @@ def lab_view(connection: Connection, page: ItemDetail) -> LabView:
     )
 
 
+NEW = Status.new.value
+
+
 def open_item(
     engine: Engine,
     identity: Identity,
@@ -63,14 +66,26 @@ def open_item(
         page = items.item_detail(session.connection(), slug=slug)
         lab = lab_view(session.connection(), page)
         scope = learners.resolve(session, identity)
+        row = study.progress_line(scope, page.item) if scope is not None else None
         if record is not None and scope is None:  # a first visit: the learner begins now
             scope = learners.resolve_or_create(session, identity)
             study.record_visit(scope, page.item)
             session.commit()
-        elif record is not None and scope is not None:
+            row = None  # read again below, with this visit
+        elif record is not None and scope is not None and (row is None or row.status == NEW):
             session.commit()  # no connection held while the visit waits its turn
             record.record(learner_id=scope.learner_id, item_id=page.item.id, at=utcnow())
-        view = study.study_view(scope, page.item)
+            row = None  # its first visit makes it "seen": read again below
+        elif record is not None and scope is not None and row is not None:
+            # A return to an item already seen: only counters change, written soon after.
+            record.defer(learner_id=scope.learner_id, item_id=page.item.id, at=utcnow())
+        if scope is not None and record is not None:
+            row = row or study.progress_line(scope, page.item)
+            if row is not None:
+                row = row.with_visits(
+                    *record.deferred(learner_id=scope.learner_id, item_id=page.item.id)
+                )
+        view = study.study_view(scope, page.item, row=row)
         if scope is not None and identity.signed_in and 'class="sample"' in page.body_html:
             view = replace(view, drafts=drafts.drafts_of(scope, page.item))
         return page, view, lab

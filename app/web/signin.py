@@ -13,6 +13,7 @@ from app.domain import DomainError, Identity
 from app.models import User
 from app.services import accounts, learners
 from app.services.passwords import MAX_PASSWORD_LENGTH
+from app.services.visit_writer import VisitWriter
 from app.settings import Settings
 from app.web.cookies import SESSION_COOKIE
 from app.web.templating import render
@@ -61,10 +62,12 @@ def signed_in(
     user: User,
     settings: Settings,
     target: str,
+    visits: VisitWriter,
     response: Response | None = None,
 ) -> Response:
     """Carry the guest's data in, start a new session (rotated at sign-in) and go on: to
     `target`, or with `response` (a page to show first) when given."""
+    visits.flush()  # the guest's repeat visits not written yet are carried in too
     if identity.session_token:
         accounts.end_session(session, identity.session_token)
     assert user.id is not None

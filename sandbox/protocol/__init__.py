@@ -45,6 +45,7 @@ from sandbox.protocol.runs import (
     StopReason,
     Verdict,
     check_code,
+    owner_cap,
 )
 from sandbox.protocol.status import WorkerState, WorkerStatus
 from sandbox.protocol.wire import (
@@ -90,4 +91,5 @@ __all__ = [
     "encode",
     "event_from_json",
     "event_to_json",
+    "owner_cap",
 ]

@@ -264,3 +264,38 @@ def test_filter_menus_say_how_many_items_each_choice_holds(client: TestClient) -
     page = client.get("/items").text
     assert re.search(r'<option value="deep-learning"\s*>[^<]+\(38\)</option>', page)
     assert re.search(r'<option value="labs"\s*>[^<]+\(10\)</option>', page)
+
+
+def heading_of(html: str) -> str:
+    return re.search(r"<h1>(.*?)</h1>", html).group(1)  # type: ignore[union-attr]
+
+
+def test_the_labs_page_is_called_labs_and_counts_labs(client: TestClient) -> None:
+    response = client.get("/items", params={"deck": "labs"})
+    labs = len(response.context["hits"])  # type: ignore[attr-defined]
+    assert labs >= 2
+    html = response.text
+    assert heading_of(html) == "Labs" and "<title>Labs · Backprop</title>" in html
+    assert f"{labs} labs" in html and "questions" not in html.split('id="results-count"')[1]
+    assert '<a href="/items">Library</a>' in html  # the way back to every question
+    start = html.index('aria-label="Main"')
+    nav = html[start : html.index("</nav>", start)]
+    assert 'href="/items?deck=labs" aria-current="page">Labs' in nav
+
+
+def test_each_deck_page_is_titled_for_its_deck(client: TestClient) -> None:
+    html = client.get("/items", params={"deck": "pytorch-essentials"}).text
+    assert heading_of(html) == "PyTorch essentials"
+    assert "<title>PyTorch essentials · Backprop</title>" in html and "20 questions" in html
+    html = client.get("/items", params={"deck": "deep-learning", "q": "dropout"}).text
+    assert "<title>“dropout” · Deep learning · Backprop</title>" in html
+    html = client.get("/items").text
+    assert heading_of(html) == "Library" and "<title>Library · Backprop</title>" in html
+
+
+def test_changing_the_deck_with_htmx_renames_the_page(client: TestClient) -> None:
+    html = client.get("/items", params={"deck": "labs"}, headers=HX).text
+    assert "<title>Labs · Backprop</title>" in html
+    assert '<div id="list-heading" hx-swap-oob="true">' in html and heading_of(html) == "Labs"
+    full = client.get("/items", params={"deck": "labs"}).text
+    assert '<div id="list-heading">' in full and "hx-swap-oob" not in full

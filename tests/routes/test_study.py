@@ -30,6 +30,17 @@ def test_opening_an_item_marks_it_seen_and_counts_the_day(client: TestClient) ->
     assert progress["continue"]["slug"] == "dropout"
 
 
+def test_repeat_visits_show_at_once_and_are_counted_everywhere(client: TestClient) -> None:
+    sign_up(client, "rita")
+    client.get("/items/dropout")  # the first visit is written before the page answers
+    for n in (2, 3):  # returns are written moments later; the page counts them already
+        assert f"Opened {n} times" in client.get("/items/dropout").text
+    progress = client.get("/api/me/progress").json()  # the reader's own data includes them
+    assert progress["activity"][0]["views"] == 3
+    exported = client.get("/account/export").json()
+    assert [i["visits"] for i in exported["progress"] if i["item"] == "dropout"] == [3]
+
+
 def test_a_browsers_first_visit_counts_once_its_page_has_loaded(client: TestClient) -> None:
     first = client.get("/items/dropout").text  # no cookie yet: nothing recorded by the GET
     assert 'hx-post="/items/dropout/visit"' in first and "Not yet seen" in first

@@ -59,6 +59,19 @@ def test_a_good_request_is_read_with_its_limits_clamped() -> None:
     assert RunRequest.from_json({"id": "r", "code": ""}) == RunRequest("r", "", Backend.AUTO)
 
 
+def test_an_owner_travels_with_the_request_and_only_when_given() -> None:
+    request = RunRequest("r", "print(1)", Backend.CPU, owner="ab12")
+    assert request.to_json()["owner"] == "ab12"
+    assert RunRequest.from_json(request.to_json()) == request
+    assert "owner" not in RunRequest("r", "print(1)").to_json()
+
+
+@pytest.mark.parametrize("owner", ["", "has space", "x" * 65, 7, ["a"], {"a": 1}])
+def test_a_bad_owner_is_rejected(owner: object) -> None:
+    result = rejection({"id": "r", "code": "print(1)", "owner": owner})
+    assert result.id == "r" and "owner" in result.detail
+
+
 @pytest.mark.parametrize("run_id", [None, "", "has space", "x" * 65, 7, ["a"], "é"])
 def test_a_bad_run_id_is_rejected(run_id: object) -> None:
     result = rejection({"id": run_id, "code": "print(1)"})

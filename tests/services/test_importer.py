@@ -292,3 +292,102 @@ def test_a_question_file_that_breaks_the_rules_stops_the_import(
     beside.write_text("item: dropout\nquestions:\n  - prompt: Not the item's prompt?\n")
     with pytest.raises(ContentError, match="word for word"):
         import_content(empty_engine, content_copy)
+
+
+def test_an_items_prompt_may_be_asked_in_other_words_in_the_quizzes(
+    empty_engine: Engine, content_copy: Path
+) -> None:
+    from app.models import Question
+
+    beside = item_file(content_copy, "08-dropout.md").with_name("08-dropout.questions.yml")
+    text = beside.read_text()
+    first = text.index("  - prompt:")
+    line_end = text.index("\n", first) + 1
+    asks = '    asks: "Which averaging of subnetworks does Dropout stand in for at test time?"\n'
+    beside.write_text(text[:line_end] + asks + text[line_end:])
+    import_content(empty_engine, content_copy)
+    with Session(empty_engine) as s:
+        item = s.exec(select(Item).where(Item.slug == "dropout")).one()
+        asked = s.exec(select(Question).where(Question.item_id == item.id)).all()
+        seed = s.exec(select(QuizPrompt).where(QuizPrompt.item_id == item.id)).all()
+    by_position = {q.position: q.prompt for q in asked}
+    assert by_position[1] == asks.split('"')[1], "the quizzes ask it in the new words"
+    own = text[first:line_end].split("prompt:", 1)[1].strip().strip('"')
+    assert {p.position: p.text for p in seed}[1] == own, "the item keeps the seed's prompt"
+    beside.write_text(text[:line_end] + asks.replace("?", ".") + text[line_end:])
+    with pytest.raises(ContentError, match="asks must be a question"):
+        import_content(empty_engine, content_copy)
+    added = '  - prompt: "Is this new?"\n    asks: "Asked how?"\n'
+    beside.write_text(text + added)
+    with pytest.raises(ContentError, match="only an item's own prompts take 'asks'"):
+        import_content(empty_engine, content_copy)
+
+
+def test_questions_after_the_items_prompts_are_added_and_old_ids_stay(
+    empty_engine: Engine, content_copy: Path
+) -> None:
+    from app.models import Question
+
+    beside = item_file(content_copy, "08-dropout.md").with_name("08-dropout.questions.yml")
+    import_content(empty_engine, content_copy)
+
+    def dropout_ids() -> dict[int, int | None]:
+        with Session(empty_engine) as s:
+            item = s.exec(select(Item).where(Item.slug == "dropout")).one()
+            found = s.exec(select(Question).where(Question.item_id == item.id)).all()
+            return {q.position: q.id for q in found}
+
+    before = dropout_ids()
+    added = (
+        '  - prompt: "What does eval-mode Dropout do to its input?"\n'
+        "    model_answer: It passes it through unchanged. Scaling happened in training.\n"
+        "    key_points: [identity in eval, scaling in training]\n"
+        "    choices:\n"
+        "      - {text: passes it unchanged, correct: true, why: eval is the identity}\n"
+        "      - {text: halves it, why: scaling is done in training}\n"
+        "      - {text: zeroes half of it, why: masks are drawn only in training}\n"
+    )
+    beside.write_text(beside.read_text() + added)
+    import_content(empty_engine, content_copy)
+    after = dropout_ids()
+    added_at = len(before) + 1  # the bank may already add questions of its own
+    assert sorted(after) == list(range(1, added_at + 1))
+    assert {p: after[p] for p in before} == before and after[added_at] not in before.values()
+    beside.write_text(beside.read_text().replace("its input?", "its input"))
+    with pytest.raises(ContentError, match=f"question {added_at}: prompt must be a question"):
+        import_content(empty_engine, content_copy)
+
+
+def test_a_question_shows_code_only_with_a_check_that_runs_it(
+    empty_engine: Engine, content_copy: Path
+) -> None:
+    from app.models import Question
+
+    beside = item_file(content_copy, "08-dropout.md").with_name("08-dropout.questions.yml")
+    shown = "import torch\nprint(torch.nn.Dropout(0.5).eval()(torch.ones(2)).tolist())\n"
+    block = "".join(f"      {line}\n" for line in shown.splitlines())
+    added = (
+        '  - prompt: "What does this print?"\n'
+        f"    code: |\n{block}"
+        "    model_answer: Two ones. Eval-mode Dropout is the identity.\n"
+        "    key_points: [identity in eval, no scaling at inference]\n"
+        "    choices:\n"
+        "      - {text: '[1.0, 1.0]', correct: true, why: eval is the identity}\n"
+        "      - {text: '[2.0, 2.0]', why: scaling is done in training}\n"
+        "      - {text: '[0.0, 2.0]', why: masks are drawn only in training}\n"
+    )
+    added_at = beside.read_text().count("\n  - prompt:") + 1  # after the bank's own questions
+    beside.write_text(beside.read_text() + added)
+    with pytest.raises(
+        ContentError, match=f"question {added_at}: a question with code needs a check"
+    ):
+        import_content(empty_engine, content_copy)
+    check = f"    check:\n      code: |\n{block.replace('      ', '        ')}"
+    beside.write_text(beside.read_text() + check + '      stdout: "[1.0, 1.0]\\n"\n')
+    import_content(empty_engine, content_copy)
+    with Session(empty_engine) as s:
+        question = s.exec(select(Question).where(Question.prompt == "What does this print?")).one()
+        plain = s.exec(select(Question).where(Question.position == 1)).first()
+    assert question.code == shown.rstrip("\n")
+    assert '<span class="kn">import</span>' in question.code_html
+    assert plain is not None and plain.code == plain.code_html == ""

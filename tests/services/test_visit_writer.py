@@ -62,3 +62,66 @@ def test_a_failed_group_is_reported_to_each_of_its_pages(engine: Engine) -> None
     writer.record(learner_id=learner_ids[0], item_id=item_ids[0], at=datetime.now(UTC))
     with Session(engine) as session:
         assert session.exec(select(ItemProgress)).one().visits == 1
+
+
+# Repeat visits, deferred: counted at once on the page, written within FLUSH_SECONDS.
+
+
+def _progress(engine: Engine, learner_id: int, item_id: int) -> ItemProgress | None:
+    with Session(engine) as session:
+        return session.get(ItemProgress, (learner_id, item_id))
+
+
+def test_deferred_visits_are_counted_before_and_written_by_flush(engine: Engine) -> None:
+    (learner,), (item, *_) = _learners_and_items(engine, 1)
+    writer = VisitWriter(engine)
+    first = datetime(2026, 11, 24, 12, 0, tzinfo=UTC)
+    writer.record(learner_id=learner, item_id=item, at=first)
+    later = [datetime(2026, 11, 24, 12, m, tzinfo=UTC) for m in (1, 2, 3)]
+    for at in later:
+        writer.defer(learner_id=learner, item_id=item, at=at)
+    assert writer.deferred(learner_id=learner, item_id=item) == (3, later[-1])
+    assert writer.deferred(learner_id=learner, item_id=item + 1) == (0, None)
+    writer.flush()
+    assert writer.deferred(learner_id=learner, item_id=item) == (0, None)
+    row = _progress(engine, learner, item)
+    assert row is not None and row.visits == 4
+    assert row.last_visit_at is not None and row.last_visit_at.minute == 3
+    writer.close()
+
+
+def test_the_writers_thread_writes_deferred_visits_soon_and_close_writes_the_rest(
+    engine: Engine,
+) -> None:
+    (learner,), (item, *_) = _learners_and_items(engine, 1)
+    writer = VisitWriter(engine)
+    writer.record(learner_id=learner, item_id=item, at=datetime.now(UTC))
+    writer.defer(learner_id=learner, item_id=item, at=datetime.now(UTC))
+    for _ in range(100):  # written by the thread within FLUSH_SECONDS; 5 s at most here
+        row = _progress(engine, learner, item)
+        if row is not None and row.visits == 2:
+            break
+        threading.Event().wait(0.05)
+    assert row is not None and row.visits == 2
+    writer.defer(learner_id=learner, item_id=item, at=datetime.now(UTC))
+    writer.close()  # the app stops: nothing deferred is left behind
+    row = _progress(engine, learner, item)
+    assert row is not None and row.visits == 3
+    assert writer.deferred(learner_id=learner, item_id=item) == (0, None)
+
+
+def test_visits_of_a_learner_gone_meanwhile_do_not_hold_up_the_others(engine: Engine) -> None:
+    (kept, gone), (item, *_) = _learners_and_items(engine, 2)
+    writer = VisitWriter(engine)
+    now = datetime.now(UTC)
+    for learner in (kept, gone):
+        writer.record(learner_id=learner, item_id=item, at=now)
+        writer.defer(learner_id=learner, item_id=item, at=now)
+    with Session(engine) as session:  # e.g. the guest was merged into an account at sign-in
+        session.delete(session.get(Learner, gone))
+        session.commit()
+    writer.flush()
+    row = _progress(engine, kept, item)
+    assert row is not None and row.visits == 2
+    assert writer.deferred(learner_id=gone, item_id=item) == (0, None)
+    writer.close()

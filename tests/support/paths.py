@@ -7,4 +7,5 @@ from pathlib import Path
 from app.settings import PROJECT_ROOT
 
 CONTENT_DIR = PROJECT_ROOT / "content"
-SEEDS_DIR: Path = Path(__file__).resolve().parent.parent / "data" / "seeds"
+DATA_DIR: Path = Path(__file__).resolve().parent.parent / "data"
+SEEDS_DIR: Path = DATA_DIR / "seeds"

@@ -1,0 +1,184 @@
+"""The test-wise rules of app/importer/cues.py: each one on small questions whose answer is
+known, then all of them on the bank frozen before its rewrite (tests/data/), where an
+independent review found a guesser scoring 55%: the rules must find that cue again."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+from app.cli import main as cli
+from app.importer import cues
+from app.importer.bank import from_records, item_range, report_markdown, subset, with_report
+from app.importer.cues import BankQuestion, expected_hit, rule_scores
+from app.importer.errors import ContentError
+from app.importer.similar import near_duplicates
+from tests.support.paths import DATA_DIR
+
+BEFORE = DATA_DIR / "bank_before_rewrite.yml"
+
+
+def question(*options: str, key: int = 0, prompt: str = "Why does it work?") -> BankQuestion:
+    return BankQuestion(
+        where="deck/01-x#1", deck="deck", topic="t", prompt=prompt, options=options, key=key
+    )
+
+
+def test_length_rules_pick_by_rank_and_split_ties() -> None:
+    q = question("aaaa", "aaa", "aa", "aaa", key=1)
+    assert cues.longest(q) == {0}
+    assert cues.second_longest(q) == {1, 3}
+    assert cues.shortest(q) == {2}
+    assert expected_hit(cues.second_longest, q) == 0.5
+    assert expected_hit(cues.longest, q) == 0.0
+
+
+def test_a_rule_that_cannot_single_out_an_option_scores_chance() -> None:
+    same = question("abc", "abd", "abe", "abf")
+    assert cues.longest(same) is None and cues.second_longest(same) is None
+    assert expected_hit(cues.longest, same) == 0.25
+    three = question("a; b", "c; d", "e; f")
+    assert cues.only_punctuation(three) is None
+    assert expected_hit(cues.only_punctuation, three) == pytest.approx(1 / 3)
+
+
+def test_only_rules_single_out_the_odd_option() -> None:
+    assert cues.only_punctuation(question("x", "y: z", "w", "v")) == {1}
+    assert cues.only_punctuation(question("x — y", "z", "w", "v")) == {0}
+    assert cues.only_punctuation(question("weight-sharing", "z", "w", "v")) is None
+    assert cues.only_number(question("x", "y", "size 3", "v")) == {2}
+    assert cues.only_code_span(question("x", "y", "w", "call `f()`")) == {3}
+    hedged = question("It always does", "It never does", "It usually does", "Only it does")
+    assert cues.only_hedged(hedged) == {2}
+
+
+def test_echo_picks_the_option_sharing_most_prompt_words() -> None:
+    q = question(
+        "Gradients vanish through saturating sigmoid layers",
+        "The learning rate is too small",
+        "Weights are too large",
+        prompt="Why do saturating sigmoid layers make gradients vanish?",
+    )
+    assert cues.echoes_prompt(q) == {0}
+    silent = question("x", "y", "z", prompt="Why?")
+    assert cues.echoes_prompt(silent) is None
+
+
+def test_the_decision_list_falls_through_to_second_longest() -> None:
+    colon = question("short", "with: colon", "longer option", "the longest option", key=1)
+    assert cues.decision_list(colon) == {1}
+    plain = question("short", "medium one", "longer option", "the longest option", key=2)
+    assert cues.decision_list(plain) == {2}
+    assert expected_hit(cues.decision_list, plain) == 1.0
+
+
+def test_a_bank_without_cues_holds_every_rule_near_chance() -> None:
+    """Four options of equal form where the key takes every length rank in turn."""
+    bank = [
+        question("alpha one", "beta two!", "gamma three", "delta four!!", key=k) for k in range(4)
+    ]
+    assert all(score == pytest.approx(0.25) for score in rule_scores(bank).values())
+
+
+@pytest.fixture(scope="module")
+def before() -> list[BankQuestion]:
+    return from_records(yaml.safe_load(BEFORE.read_text(encoding="utf-8")))
+
+
+def test_the_rules_catch_the_cues_of_the_bank_before_its_rewrite(
+    before: list[BankQuestion],
+) -> None:
+    assert len(before) == 116
+    scores = rule_scores(before)
+    assert scores["decision list"] > 0.50, scores
+    assert scores["second-longest option"] > 0.35, scores
+    dl = [q for q in before if q.deck == "deep-learning"]
+    only_colon = sum(cues.only_punctuation(q) == {q.key} for q in dl)
+    assert only_colon >= 20, f"{only_colon} of {len(dl)}"
+
+
+def test_the_report_lists_every_topic_and_every_rule(before: list[BankQuestion]) -> None:
+    table = report_markdown(before)
+    for topic in {q.topic for q in before}:
+        assert f"| {topic} |" in table
+    for rule in cues.RULES:
+        assert f"| {rule} |" in table
+    assert "| **all** | | 116 |" in table
+
+
+def test_the_readme_section_is_replaced_between_its_markers() -> None:
+    readme = "intro\n<!-- bank-report:start -->\nold\n<!-- bank-report:end -->\ntail\n"
+    assert with_report(readme, "new") == (
+        "intro\n<!-- bank-report:start -->\nnew\n<!-- bank-report:end -->\ntail\n"
+    )
+    with pytest.raises(ContentError, match="bank-report"):
+        with_report("no markers here", "new")
+
+
+def test_bank_report_command_prints_and_rewrites_the_readme_table(
+    content_copy: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    readme = content_copy / "README.md"
+    readme.write_text(with_report(readme.read_text(encoding="utf-8"), "stale"), encoding="utf-8")
+    assert cli(["bank-report", "--content", str(content_copy)]) == 0
+    printed = capsys.readouterr().out
+    assert "| **all** |" in printed and "stale" in readme.read_text(encoding="utf-8")
+    assert cli(["bank-report", "--content", str(content_copy), "--write-readme"]) == 0
+    table = printed.split("\n\nNear-duplicates")[0].strip()
+    assert table in readme.read_text(encoding="utf-8")
+    readme.write_text("no markers\n", encoding="utf-8")
+    assert cli(["bank-report", "--content", str(content_copy), "--write-readme"]) == 1
+    assert "bank-report:start" in capsys.readouterr().err
+
+
+KNOWN_PAIRS = {
+    ("deep-learning/06-batch-normalization#1", "deep-learning/20-eval-no-grad-inference-mode#2"),
+    ("deep-learning/09-convolutional-layers#1", "deep-learning/33-choosing-layer-types#1"),
+    (
+        "deep-learning/14-dataset-and-dataloader#2",
+        "deep-learning/21-gpus-and-device-agnostic-code#1",
+    ),
+    (
+        "deep-learning/02-backpropagation-chain-rule#2",
+        "deep-learning/31-production-training-loop#1",
+    ),
+}
+
+
+def test_the_near_duplicate_check_finds_the_four_known_pairs_and_no_other(
+    before: list[BankQuestion],
+) -> None:
+    found = {tuple(sorted((p.first, p.second))) for p in near_duplicates(before)}
+    assert found == KNOWN_PAIRS
+
+
+def test_a_reworded_question_is_a_near_duplicate_and_a_different_one_is_not() -> None:
+    def q(where: str, prompt: str, key: str) -> BankQuestion:
+        return BankQuestion(where, "deck", "t", prompt, (key, "other"), 0, model_answer=key)
+
+    bank = [
+        q("d/1#1", "Why must zero_grad be called before backward?", "Gradients accumulate."),
+        q("d/2#1", "Why is zero_grad called before each backward pass?", "They accumulate."),
+        q("d/3#1", "What does a convolution share across positions?", "Its kernel weights."),
+        q("d/4#1", "How does dropout regularise a network?", "Random masks of units."),
+    ]
+    pairs = near_duplicates(bank)
+    assert [(p.first, p.second) for p in pairs] == [("d/1#1", "d/2#1")]
+    other_deck = [bank[0], BankQuestion("e/1#1", "other", "t", bank[1].prompt, ("x", "y"), 0)]
+    assert near_duplicates(other_deck) == []
+
+
+def test_the_report_can_review_one_writers_items(
+    before: list[BankQuestion], capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert item_range("1-19") == (1, 19) and item_range("7") == (7, 7)
+    with pytest.raises(ValueError, match="not an item range"):
+        item_range("19-1")
+    chosen = subset(before, deck="deep-learning", items=(1, 19))
+    assert len(chosen) == 38 and {q.deck for q in chosen} == {"deep-learning"}
+    assert cli(["bank-report", "--deck", "pytorch-essentials", "--items", "1-10"]) == 0
+    assert "| **all** | | " in capsys.readouterr().out
+    with pytest.raises(SystemExit):
+        cli(["bank-report", "--deck", "deep-learning", "--write-readme"])
