@@ -75,3 +75,18 @@ def test_code_that_does_not_load_is_an_error_with_its_traceback(worker: WorkerHa
     assert grading["verdict"] == "error"
     assert "SyntaxError" in grading["detail"]
     assert all(t["status"] == "error" for t in grading["tests"])
+
+
+def test_the_jailed_grader_and_the_trusted_runner_agree(worker: WorkerHandle) -> None:
+    """The honesty matrix runs in-process (tests/exercises); it proves the jailed path's
+    suites only if both give the same results for the same code and seed."""
+    from sandbox.grading.trusted import grade_in_process
+
+    ex = exercise("gelu-autograd-function")
+    for code in (ex.mutants["missing_pdf_term"], ex.mutants["tanh_approximation"]):
+        jailed = graded(worker, ex, code, seed=5)["grading"]
+        trusted = grade_in_process(ex, code, seed=5)
+        assert [(t["name"], t["status"]) for t in jailed["tests"]] == [
+            (t.name, t.status.value) for t in trusted.tests
+        ]
+        assert jailed["score"] == trusted.score
