@@ -1,7 +1,7 @@
 import torch
 
 from sandbox.grading import api_rule, case, edge, expect_close, fail, nontrivial, prop, shapes
-from sandbox.grading import trajectory, values  # noqa: I001
+from sandbox.grading import trajectory, values
 
 
 def problem(d, *, steps=3, spatial=None, batch=None, hyper=None):
