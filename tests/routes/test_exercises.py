@@ -84,3 +84,9 @@ def test_revealing_the_solution_returns_it_and_records_the_reveal(client: TestCl
     exported = client.get("/api/me/export").json()
     assert [r["exercise"] for r in exported["solution_reveals"]] == [SLUG]
     assert client.post("/api/exercises/nope/solution", headers=headers).status_code == 404
+
+
+def test_an_item_page_links_to_the_exercises_that_drill_it(client: TestClient) -> None:
+    page = client.get("/items/activation-functions").text
+    assert f'href="/exercises/{SLUG}"' in page and "Write it yourself" in page
+    assert "Write it yourself" not in client.get("/items/dropout").text
