@@ -121,8 +121,14 @@ def _fields(
         items=",".join(drilled),
         entry_point=meta["entry_point"],
         statement_markdown=statement,
-        statement_html=render_markdown(statement).html,
+        statement_html=_focusable_code(render_markdown(statement).html),
         starter_code=texts["starter.py"],
         visible_tests=json.dumps(visible_tests(texts["tests.py"], _rel(folder, "tests.py"))),
         backends=",".join(b for b in BACKENDS if b in backends),
     )
+
+
+def _focusable_code(html: str) -> str:
+    """The statement's code blocks stay read-only (no editor replaces them, as on an item's
+    page), so each is made reachable from the keyboard: a phone scrolls them sideways."""
+    return html.replace('<pre class="hl', '<pre tabindex="0" class="hl')

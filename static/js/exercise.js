@@ -65,6 +65,7 @@
   const content = host.querySelector(".cm-content");
   if (content && !content.hasAttribute("tabindex")) content.setAttribute("tabindex", "0");
   resetButton.disabled = !restored;
+  article.backpropEditor = editor; // as a sample's figure holds its editor
   if (restored) {
     draftNote.textContent = "Your edited code is back (kept in this browser). Reset returns to the starter.";
     draftNote.hidden = false;
