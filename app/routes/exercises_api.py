@@ -112,6 +112,16 @@ async def submit(
     It is a run (limits, ownership and `Idempotency-Key` as POST /api/runs); follow it at
     /api/exercises/{slug}/submissions/{id}/events, where each test's result comes as it ends.
     A client with neither cookies nor a bearer token gets a capability token in the answer."""
+    # Checked before the asker's learner is made: a refused submission records nothing.
+    backend, grading = await asyncio.to_thread(
+        submissions.prepare,
+        engine,
+        settings.content_dir,
+        slug=slug,
+        code=body.code,
+        backend=body.backend,
+        mode=body.mode,
+    )
     origin = await asyncio.to_thread(
         origin_for, engine, identity, client=client, item_slug=None, sample=None
     )
@@ -119,13 +129,11 @@ async def submit(
         engine,
         queue,
         limiter,
-        slug=slug,
         code=body.code,
-        backend=body.backend,
-        mode=body.mode,
+        backend=backend,
+        grading=grading,
         origin=origin,
         token_secret=settings.resolved_secret_key(),
-        content_dir=settings.content_dir,
         idempotency_key=idempotency_key,
     )
     return RunAccepted.of(submitted)

@@ -3,18 +3,17 @@
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 
 from sqlalchemy.engine import Engine
 
-from app.domain import InvalidInput, LearnerScope, NotFound
+from app.domain import InvalidInput, LearnerScope, NotFound, RunRejected
 from app.models import Run
 from app.runqueue import RunQueue
 from app.services import exercises, runs
 from app.services.ratelimit import RunLimiter
 from app.services.runs import RunOrigin, Submitted
-from sandbox.protocol import GradingRequest
+from sandbox.protocol import GradingRequest, check_code
 
 
 class SubmissionNotFound(NotFound):
@@ -22,24 +21,40 @@ class SubmissionNotFound(NotFound):
         super().__init__(f"Exercise '{slug}' has no submission with the id '{submission_id}'.")
 
 
+def prepare(
+    engine: Engine, content_dir: Path, *, slug: str, code: str, backend: str, mode: str
+) -> tuple[str, GradingRequest]:
+    """Check a submission before anything is recorded for it: the exercise, the code and
+    the backend; then the backend to ask for, and the grading payload, whose trusted
+    sources are read from the content folder now and travel with the request only.
+    Blocking: call it in a thread."""
+    problem = check_code(code)
+    if problem:
+        raise RunRejected(f"Rejected: {problem}.")
+    with engine.connect() as connection:
+        exercise = exercises.one(connection, slug)
+    offered = exercise.backend_list
+    if backend == "auto" and "cuda" not in offered:
+        backend = "cpu"  # auto would pick a GPU this exercise is not graded on
+    elif backend != "auto" and backend not in offered:
+        raise InvalidInput(f"This exercise is graded on {' or '.join(offered)}, not {backend}.")
+    return backend, exercises.grading_request(content_dir, slug, mode)
+
+
 async def submit(
     engine: Engine,
     queue: RunQueue,
     limiter: RunLimiter,
     *,
-    slug: str,
     code: str,
     backend: str,
-    mode: str,
+    grading: GradingRequest,
     origin: RunOrigin,
     token_secret: str,
-    content_dir: Path,
     idempotency_key: str | None = None,
 ) -> Submitted:
-    """Queue `code` to be graded against the exercise: its visible tests (mode `run`) or
-    all of them (`submit`). The trusted sources are read from the content folder now and
-    travel with the request only."""
-    backend, grading = await asyncio.to_thread(_grading, engine, content_dir, slug, backend, mode)
+    """Queue `code` to be graded (`prepare` made `backend` and `grading`): the visible
+    tests (mode `run`) or all of them (`submit`)."""
     return await runs.submit(
         engine,
         queue,
@@ -51,20 +66,6 @@ async def submit(
         idempotency_key=idempotency_key,
         grading=grading,
     )
-
-
-def _grading(
-    engine: Engine, content_dir: Path, slug: str, backend: str, mode: str
-) -> tuple[str, GradingRequest]:
-    """The backend to ask for, and the grading payload (blocking: called in a thread)."""
-    with engine.connect() as connection:
-        exercise = exercises.one(connection, slug)
-    offered = exercise.backend_list
-    if backend == "auto" and "cuda" not in offered:
-        backend = "cpu"  # auto would pick a GPU this exercise is not graded on
-    elif backend != "auto" and backend not in offered:
-        raise InvalidInput(f"This exercise is graded on {' or '.join(offered)}, not {backend}.")
-    return backend, exercises.grading_request(content_dir, slug, mode)
 
 
 def owned(
