@@ -119,9 +119,11 @@ def run_test(g: Grading, test: Test) -> TestResult:
                 c = test.inputs(draw)
                 try:
                     _run_case(g, test, c, draw)
-                except Mismatch as exc:
+                except (LearnerError, GraderFault):
+                    raise
+                except Exception as exc:  # a check broken by the answer fails this test only
                     where = f"case {index + 1} of {test.cases} ({dtype}{_shapes(c)})"
-                    return done(TestStatus.FAIL, f"{where}: {exc}")
+                    return done(TestStatus.FAIL, f"{where}: {_failure(exc, test.visible)}")
     except perf.SlowerThanAllowed as exc:
         g.measured = exc.figures
         return done(TestStatus.FAIL, str(exc))
@@ -131,7 +133,21 @@ def run_test(g: Grading, test: Test) -> TestResult:
         if exc.lost:
             message = f"{LOST_PREFIX} during this test: {message}"
         return done(status, message)
+    except GraderFault:
+        raise
+    except Exception as exc:  # e.g. the performance test's count of calls was not a number
+        return done(TestStatus.FAIL, _failure(exc, test.visible))
     return done(TestStatus.PASS)
+
+
+def _failure(exc: Exception, visible: bool) -> str:
+    """What a failed check says. Any exception fails the test, not only a Mismatch: a
+    property check that computes with the learner's answer (`p < 0`) raises TypeError on a
+    string. Its text is shown for a visible test only, where it may quote expected values."""
+    if isinstance(exc, Mismatch):
+        return str(exc)
+    shown = f": {exc}"[:500] if visible else ""
+    return f"the check could not use your answer ({type(exc).__name__}{shown})"
 
 
 def _shapes(c: Case) -> str:

@@ -12,7 +12,8 @@ JSON header and B bytes of body. The header's "value" is the message's payload, 
     {"ref": n}                                                  an object kept in the learner
 
 and each entry of header["tensors"] is {"dtype", "shape", "offset", "nbytes", "device",
-"requires_grad"}, its bytes at body[offset:offset+nbytes], C-contiguous, little-endian.
+"requires_grad"}, its bytes at body[offset:offset+nbytes], C-contiguous, little-endian, each
+tensor's right after the one before (no two share bytes).
 
 Whatever arrives is checked before it is used: sizes capped, dtype from a closed set, shape
 and byte count consistent, nesting bounded. A frame that breaks a rule raises WireError."""
@@ -140,8 +141,14 @@ def decode(head: bytes, body: bytes, keep_grad: bool = True) -> tuple[Frame, Any
     if not isinstance(specs, list) or len(specs) > MAX_NODES:
         raise WireError("bad tensor list")
     frame = Frame(header)
+    offset = 0
     for spec in specs:
+        # Each tensor's bytes follow the last one's, as `encode` lays them out: tensors that
+        # shared their bytes would let a small frame decode into many copies of its body.
+        if not isinstance(spec, dict) or spec.get("offset") != offset:
+            raise WireError("tensor bytes out of order or shared")
         tensor, device = _tensor(spec, body, keep_grad)
+        offset += spec["nbytes"]
         frame.tensors.append(tensor)
         frame.devices.append(device)
     nodes = [0]

@@ -267,3 +267,57 @@ def test_running_out_of_memory_in_one_function_fails_its_tests(worker: WorkerHan
     assert {seen[n] for n in LOG_SOFTMAX_TESTS} <= {"error", "timeout"}
     assert result["verdict"] == "memory_limit", result["detail"]
     assert result["grading"]["verdict"] != "passed"
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        # The property checks compute with the answer (`p < 0`, `p.sum(dim)`) before they
+        # compare: a string makes them raise TypeError, not a mismatch.
+        "def softmax(x, dim=-1):\n    return 'not a tensor'\n",
+        # The performance test reads the count of calls its `repeat` request made.
+        "import sandbox.grading.executor as _executor\n"
+        "_executor.Executor._repeat = lambda self, p: 'many'\n",
+    ],
+)
+def test_an_answer_that_breaks_a_check_fails_only_that_test(
+    worker: WorkerHandle, answer: str
+) -> None:
+    result = grade(worker, REFERENCE + "\n" + answer)
+    assert result["verdict"] == "ok", (result["detail"], result["grading"])
+    seen = statuses(result)
+    assert {seen[n] for n in LOG_SOFTMAX_TESTS} == {"pass"}, result["grading"]["tests"]
+    assert result["grading"]["verdict"] == "failed"
+    messages = [t["message"] for t in result["grading"]["tests"] if t["status"] == "fail"]
+    assert any("could not use your answer" in m for m in messages), messages
+
+
+def test_tensors_sharing_their_bytes_cannot_exhaust_the_graders_memory(
+    worker: WorkerHandle,
+) -> None:
+    # A frame whose tensors all point at the same 32 MiB of its body: 6 GB once decoded,
+    # were each copied out of it.
+    code = REFERENCE + (
+        "\nimport json\n"
+        "import sandbox.grading.wire as _wire\n"
+        "_encode = _wire.encode\n"
+        "def encode(header, value):\n"
+        "    if header.get('ok') is True and value == 'amplify':\n"
+        "        n = 32 << 20\n"
+        "        spec = {'dtype': 'uint8', 'shape': [n], 'offset': 0, 'nbytes': n,\n"
+        "                'device': 'cpu', 'requires_grad': False}\n"
+        "        items = [{'tensor': i} for i in range(200)]\n"
+        "        head = {'ok': True, 'value': {'list': items}, 'tensors': [spec] * 200}\n"
+        "        return json.dumps(head).encode(), bytes(n)\n"
+        "    return _encode(header, value)\n"
+        "_wire.encode = encode\n"
+        "def log_softmax(x, dim=-1):\n"
+        "    return 'amplify'\n"
+    )
+    result = grade(worker, code)
+    assert result["verdict"] == "ok", (result["detail"], result["grading"])
+    seen = statuses(result)
+    assert {seen[n] for n in SOFTMAX_TESTS} == {"pass"}
+    assert {seen[n] for n in LOG_SOFTMAX_TESTS} == {"error"}
+    messages = [t["message"] for t in result["grading"]["tests"] if t["status"] == "error"]
+    assert all("cannot be graded" in m for m in messages), messages
