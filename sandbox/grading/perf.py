@@ -7,13 +7,16 @@ between rounds) timed from sending it to its answer. Sending the inputs is count
 the learner (a learner cannot make itself look faster than it is, only slower); the
 reference's calls pay the same encoding of their inputs. Graded only where exercise.yml says
 `performance: {graded: true, max_ratio: R}`, and then only when both sides' spread is under
-the lab harness's limit: a noisy measurement passes, with a sentence saying so."""
+the lab harness's limit: a noisy measurement passes, with a sentence saying so. A graded
+round's answer is its outputs, compared with the reference's (the reference's round encodes
+its outputs as well), so skipping the calls while timed does not pass."""
 
 from __future__ import annotations
 
 import time
 from typing import Any
 
+from sandbox.grading.compare import Comparison
 from sandbox.grading.draws import Draw, case_seed
 from sandbox.grading.dsl import Test
 from sandbox.grading.solution import Solution
@@ -29,16 +32,24 @@ class SlowerThanAllowed(Exception):
         self.figures = figures
 
 
-def _round(sol: Solution, target: str, inputs: list[tuple[Any, ...]]) -> float:
+def _round(sol: Solution, target: str, inputs: list[tuple[Any, ...]]) -> tuple[float, list[Any]]:
     started = time.perf_counter()
-    sol.repeat(target, inputs)
-    return (time.perf_counter() - started) * 1000 / len(inputs)
+    outputs = sol.repeat(target, inputs)
+    return (time.perf_counter() - started) * 1000 / len(inputs), outputs
 
 
 def measure(
-    test: Test, learner: Solution, reference: Solution, seed: int, settings: dict[str, Any]
+    test: Test,
+    learner: Solution,
+    reference: Solution,
+    seed: int,
+    settings: dict[str, Any],
+    comparison: Comparison | None = None,
 ) -> tuple[str, dict[str, Any]]:
-    """The sentence shown and the figures kept; SlowerThanAllowed when graded and too slow."""
+    """The sentence shown and the figures kept; SlowerThanAllowed when graded and too slow.
+    When graded, each round's outputs must match the reference's (`comparison`; Mismatch):
+    the time of a round that skipped its work, or did the wrong work, counts for nothing."""
+    graded = bool(settings.get("graded")) and comparison is not None
     draw_case = test.inputs
     assert isinstance(test.target, str) and draw_case is not None
     rounds, calls = test.options["rounds"], test.options["calls"]
@@ -54,8 +65,14 @@ def measure(
     theirs: list[float] = []
     for r in range(rounds):
         batch = inputs(r)
-        ours.append(_round(reference, test.target, batch))
-        theirs.append(_round(learner, test.target, batch))
+        ms, expected = _round(reference, test.target, batch)
+        ours.append(ms)
+        ms, actual = _round(learner, test.target, batch)
+        theirs.append(ms)
+        if graded:
+            assert comparison is not None
+            for k, (e, a) in enumerate(zip(expected, actual, strict=True), start=1):
+                comparison.check(e, a, f"timed round {r + 1}, call {k}")
     ref, yours = summarize(ours), summarize(theirs)
     ratio = yours.median_ms / ref.median_ms if ref.median_ms > 0 else float("inf")
     noisy = max(ref.spread, yours.spread) > MAX_SPREAD

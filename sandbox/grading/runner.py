@@ -107,8 +107,9 @@ def run_test(g: Grading, test: Test) -> TestResult:
         return done(TestStatus.FAIL, "; ".join(problems[:5])) if problems else done(TestStatus.PASS)
     try:
         if test.kind == "performance":
+            comparison = Comparison(g.tolerances, g.learner.device, test.visible)
             text, g.measured = perf.measure(
-                test, g.learner, g.reference, g.seed, g.performance or {}
+                test, g.learner, g.reference, g.seed, g.performance or {}, comparison
             )
             return done(TestStatus.PASS, text)
         g.learner.begin(test.name)

@@ -102,8 +102,12 @@ class Solution:
             out.append((answer[0] is True, answer[1]))
         return out
 
-    def repeat(self, target: str, inputs: list[tuple[Any, ...]]) -> int:
-        return int(self.request("repeat", {"target": target, "inputs": inputs}))
+    def repeat(self, target: str, inputs: list[tuple[Any, ...]]) -> list[Any]:
+        """The target called on each input tuple: its outputs, in order."""
+        outputs = self.request("repeat", {"target": target, "inputs": inputs})
+        if not isinstance(outputs, list) or len(outputs) != len(inputs):
+            raise LearnerError("the answer to a timed round was malformed")
+        return outputs
 
     def begin(self, test: str) -> None:
         """A test starts (a remote learner that crashed in the last one is restarted)."""

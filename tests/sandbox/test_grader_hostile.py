@@ -275,9 +275,8 @@ def test_running_out_of_memory_in_one_function_fails_its_tests(worker: WorkerHan
         # The property checks compute with the answer (`p < 0`, `p.sum(dim)`) before they
         # compare: a string makes them raise TypeError, not a mismatch.
         "def softmax(x, dim=-1):\n    return 'not a tensor'\n",
-        # The performance test reads the count of calls its `repeat` request made.
-        "import sandbox.grading.executor as _executor\n"
-        "_executor.Executor._repeat = lambda self, p: 'many'\n",
+        # A tuple where a tensor belongs: `p < 0` raises TypeError again.
+        "def softmax(x, dim=-1):\n    return (x.exp(),)\n",
     ],
 )
 def test_an_answer_that_breaks_a_check_fails_only_that_test(
@@ -321,3 +320,31 @@ def test_tensors_sharing_their_bytes_cannot_exhaust_the_graders_memory(
     assert {seen[n] for n in LOG_SOFTMAX_TESTS} == {"error"}
     messages = [t["message"] for t in result["grading"]["tests"] if t["status"] == "error"]
     assert all("cannot be graded" in m for m in messages), messages
+
+
+def test_skipping_the_timed_calls_does_not_pass_a_graded_performance_test(
+    worker: WorkerHandle,
+) -> None:
+    # Ten times slower than the reference, and its timed rounds skip the calls (answering
+    # the count of calls they should have made): a round's answer must be its outputs, which
+    # are compared with the reference's.
+    code = REFERENCE + (
+        "\nimport time\n"
+        "_softmax = softmax\n"
+        "def softmax(x, dim=-1):\n"
+        "    time.sleep(0.005)\n"
+        "    return _softmax(x, dim)\n"
+        "import sandbox.grading.executor as _executor\n"
+        "_executor.Executor._repeat = lambda self, p: len(p['inputs'])\n"
+    )
+    request = grading_request(EXERCISE, Mode.SUBMIT, seed=11).to_json()
+    request["config"] = {
+        **request["config"],
+        "call_seconds": CALL_SECONDS,
+        "performance": {"graded": True, "max_ratio": 2.0},
+    }
+    result = worker.grade(code, request)
+    assert result["verdict"] == "ok", (result["detail"], result["grading"])
+    seen = statuses(result)
+    assert {seen[n] for n in SOFTMAX_TESTS - {"time against the reference"}} == {"pass"}
+    assert seen["time against the reference"] in ("fail", "error"), result["grading"]["tests"]
