@@ -348,3 +348,32 @@ def test_skipping_the_timed_calls_does_not_pass_a_graded_performance_test(
     seen = statuses(result)
     assert {seen[n] for n in SOFTMAX_TESTS - {"time against the reference"}} == {"pass"}
     assert seen["time against the reference"] in ("fail", "error"), result["grading"]["tests"]
+
+
+def test_making_its_own_time_noisy_does_not_excuse_a_slow_solution(worker: WorkerHandle) -> None:
+    # Only the timed calls (the performance test's (64, 256) inputs) sleep. A steady
+    # reference, 50 ms a call (its spread small even on a busy machine), and a learner at
+    # least 2.4 times slower that sleeps much longer in every other round, so that its own
+    # spread is far over the lab's limit.
+    steady = "\nimport time as _t\n_soft = softmax\ndef softmax(x, dim=-1):\n"
+    steady += "    if tuple(x.shape) == (64, 256):\n        _t.sleep(0.05)\n"
+    steady += "    return _soft(x, dim)\n"
+    noisy = REFERENCE + (
+        "\nimport time, itertools\n"
+        "_softmax = softmax\n"
+        "_calls = itertools.count()\n"
+        "def softmax(x, dim=-1):\n"
+        "    if tuple(x.shape) == (64, 256):\n"
+        "        time.sleep(0.12 if (next(_calls) // 8) % 2 else 0.4)\n"
+        "    return _softmax(x, dim)\n"
+    )
+    request = grading_request(EXERCISE, Mode.SUBMIT, seed=11).to_json()
+    request["reference"] += steady
+    request["config"] = {
+        **request["config"],
+        "call_seconds": 6.0,
+        "performance": {"graded": True, "max_ratio": 1.5},
+    }
+    result = worker.grade(noisy, request, limits={"wall_seconds": 60})
+    perf = next(t for t in result["grading"]["tests"] if t["category"] == "performance")
+    assert perf["status"] == "fail", perf["message"]
