@@ -5,9 +5,11 @@ A forbidden entry is either a dotted name (`torch.softmax`, `F.softmax`, `nn.Sof
 and `nn` stand for torch.nn.functional and torch.nn) or `.attr` (any attribute of that name,
 e.g. `.backward` for `loss.backward()`). Imports are followed (`import torch.nn.functional
 as fn; fn.softmax`, `from torch import softmax as s`), and so are the usual ways round a
-static check: the attribute's name as a whole string (`getattr(torch, "softmax")`), and `eval`,
-`exec`, `compile`, `__import__` and `importlib`, which are refused outright while anything
-is forbidden."""
+static check: the attribute's name as a whole string (`getattr(torch, "softmax")`), a torch
+name computed at run time (`getattr(torch, "soft" + "max")`, `vars(torch)`, `.__dict__`),
+the private twins (`torch._softmax`), `from torch import *` where it brings something
+forbidden, and `eval`, `exec`, `compile`, `__import__` and `importlib`, which are refused
+outright while anything is forbidden."""
 
 from __future__ import annotations
 
@@ -41,9 +43,19 @@ def violations(source: str, forbid: Sequence[str]) -> list[str]:
 
     for node in ast.walk(tree):
         line = getattr(node, "lineno", 0)
+        if isinstance(node, ast.Call) and _looked_up_in_torch(node, imported):
+            found.append((line, "a torch name looked up at run time is not allowed here"))
         if isinstance(node, (ast.Attribute, ast.Name)):
             name = _dotted(node, imported)
+            tail = name.rsplit(".", 1)[-1]
             if name in dotted or any(name.startswith(d + ".") for d in dotted):
+                found.append((line, f"{_source(node)} ({name}) is not allowed in this exercise"))
+            elif (
+                name.startswith("torch.")
+                and tail.startswith("_")
+                and (tail.lstrip("_") in last_parts or tail == "__dict__")
+            ):
+                # torch._softmax, torch.ops.aten._log_softmax: the private twins
                 found.append((line, f"{_source(node)} ({name}) is not allowed in this exercise"))
             elif isinstance(node, ast.Attribute) and node.attr in attrs:
                 found.append((line, f".{node.attr} is not allowed in this exercise"))
@@ -55,6 +67,8 @@ def violations(source: str, forbid: Sequence[str]) -> list[str]:
                 full = base + alias.name
                 if full in dotted or full.split(".")[0] in DYNAMIC:
                     found.append((line, f"importing {full} is not allowed in this exercise"))
+                elif alias.name == "*" and any(d.startswith(base) for d in dotted):
+                    found.append((line, f"importing * from {base[:-1]} is not allowed here"))
         elif (
             isinstance(node, ast.Constant)
             and isinstance(node.value, str)
@@ -70,6 +84,22 @@ def violations(source: str, forbid: Sequence[str]) -> list[str]:
             seen.add((line, text))
             out.append(f"line {line}: {text}")
     return out
+
+
+def _looked_up_in_torch(node: ast.Call, imported: dict[str, str]) -> bool:
+    """`getattr(torch, name)` with a name computed at run time, or `vars(torch)`: a way
+    round the check that no string constant would show."""
+    if not isinstance(node.func, ast.Name) or not node.args:
+        return False
+    target = _dotted(node.args[0], imported)
+    if not (target == "torch" or target.startswith("torch.")):
+        return False
+    if node.func.id == "vars":
+        return True
+    name = node.args[1] if len(node.args) > 1 else None
+    return node.func.id == "getattr" and not (
+        isinstance(name, ast.Constant) and isinstance(name.value, str)
+    )
 
 
 def _import_names(tree: ast.AST) -> dict[str, str]:

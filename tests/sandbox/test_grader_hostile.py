@@ -377,3 +377,20 @@ def test_making_its_own_time_noisy_does_not_excuse_a_slow_solution(worker: Worke
     result = worker.grade(noisy, request, limits={"wall_seconds": 60})
     perf = next(t for t in result["grading"]["tests"] if t["category"] == "performance")
     assert perf["status"] == "fail", perf["message"]
+
+
+@pytest.mark.parametrize(
+    ("setup", "use"),
+    [
+        ("", "getattr(torch, 'soft' + 'max')(x, dim)"),
+        ("", "vars(torch)['soft' + 'max'](x, dim)"),
+        ("", "torch._softmax(x, dim, False)"),
+        ("from torch.nn.functional import *\n_f = globals()['soft' + 'max']\n", "_f(x, dim)"),
+    ],
+)
+def test_the_forbidden_function_by_another_road_breaks_the_api_rule(
+    worker: WorkerHandle, setup: str, use: str
+) -> None:
+    code = REFERENCE + f"\nimport torch\n{setup}def softmax(x, dim=-1):\n    return {use}\n"
+    result = grade(worker, code)
+    assert statuses(result)["computes softmax itself"] == "fail", result["grading"]["tests"]
