@@ -24,6 +24,8 @@ from app.routes import (
     admin,
     api,
     dashboard,
+    exercises,
+    exercises_api,
     labs_api,
     me,
     metrics,
@@ -126,7 +128,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         # on one machine, the sweep ends runs whose server process is gone (one that died
         # after this start, or was still dying during it).
         if isinstance(state.run_queue, RedisRunQueue):
-            keeper = asyncio.create_task(FleetKeeper(engine, state.run_queue).run_forever())
+            fleet = FleetKeeper(engine, state.run_queue, settings.content_dir)
+            keeper = asyncio.create_task(fleet.run_forever())
         else:
             keeper = asyncio.create_task(sweep_forever(engine))
         compile_all()
@@ -158,6 +161,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         BodyLimit,
         default_bytes=settings.max_body_bytes,
         limits={"/api/runs": settings.max_run_body_bytes},
+        # A submission to an exercise carries code as a run does.
+        suffixes={"/submissions": settings.max_run_body_bytes},
     )
     app.add_middleware(RequestCookies, secret_key=settings.resolved_secret_key())
     app.add_middleware(SecurityHeaders)
@@ -170,8 +175,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     # first (no path of theirs overlaps another's), so the item page is found without first
     # testing every API route.
     routers = (
-        pages, api, runs, me, quizzes_api, labs_api, study, dashboard, quizzes, mock, admin,
-        accounts, recovery, metrics,
+        pages, exercises, api, runs, exercises_api, me, quizzes_api, labs_api, study, dashboard,
+        quizzes, mock, admin, accounts, recovery, metrics,
     )  # fmt: skip
     for module in routers:
         app.include_router(module.router)

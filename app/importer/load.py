@@ -17,6 +17,7 @@ from sqlalchemy.engine import Engine
 from sqlmodel import Session, col, select
 
 from app.importer.errors import ContentError
+from app.importer.exercises import EXERCISES_DIR, sync_exercises
 from app.importer.parse import Catalogue, ParsedItem, parse_catalogue, parse_item
 from app.importer.questions import (
     QUESTIONS_SUFFIX,
@@ -40,10 +41,11 @@ class ImportReport:
     updated: list[str] = field(default_factory=list)
     removed: list[str] = field(default_factory=list)
     unchanged: int = 0
+    exercises: list[str] = field(default_factory=list)  # exercise folders added, changed, gone
 
     @property
     def changed(self) -> bool:
-        return bool(self.added or self.updated or self.removed)
+        return bool(self.added or self.updated or self.removed or self.exercises)
 
     def summary(self) -> str:
         return (
@@ -66,7 +68,20 @@ def _content_files(content_dir: Path) -> dict[str, Path]:
 
 
 def import_content(engine: Engine, content_dir: Path) -> ImportReport:
-    """Import new and changed files, remove items whose file is gone; all or nothing."""
+    """Import new and changed files, remove items whose file is gone, then bring the
+    exercises in step (they link to items, so items come first); each all or nothing."""
+    report = _import_items(engine, content_dir)
+    with Session(engine) as session:
+        added, updated, removed = sync_exercises(session, content_dir)
+        session.commit()
+    report.exercises = [f"{EXERCISES_DIR}/{slug}" for slug in (*added, *updated, *removed)]
+    if report.exercises:
+        counts = (len(added), len(updated), len(removed))
+        log.info("exercises: %d added, %d updated, %d removed", *counts)
+    return report
+
+
+def _import_items(engine: Engine, content_dir: Path) -> ImportReport:
     files = _content_files(content_dir)
     raw = {rel: path.read_bytes() for rel, path in files.items()}
     digests = {

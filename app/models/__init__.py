@@ -11,6 +11,7 @@ from app.models.content import (
     QuizPrompt,
     Topic,
 )
+from app.models.exercises import Exercise, SolutionReveal
 from app.models.limits import LimitHit
 from app.models.people import (
     Activity,
@@ -35,6 +36,7 @@ __all__ = [
     "ContentFile",
     "Deck",
     "Draft",
+    "Exercise",
     "Item",
     "ItemProgress",
     "LabMeasurement",
@@ -49,6 +51,7 @@ __all__ = [
     "ReviewCard",
     "ReviewEvent",
     "Run",
+    "SolutionReveal",
     "Topic",
     "User",
     "utcnow",

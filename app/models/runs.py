@@ -58,6 +58,13 @@ class Run(SQLModel, table=True):
     max_memory_mb: int | None = None
     created_at: datetime = Field(default_factory=utcnow, index=True)
     finished_at: datetime | None = None
+    # A submission to a code exercise: a run with a grading payload (sandbox/README.md,
+    # "Grading"). `grading` keeps the grader's report as JSON: verdict, score, every test.
+    exercise_slug: str | None = Field(default=None, max_length=80, index=True)
+    grading_mode: str | None = Field(default=None, max_length=8)  # run | submit
+    grading_verdict: str | None = Field(default=None, max_length=16)
+    score: float | None = None
+    grading: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
 
     __table_args__ = (
         Index("ux_run_visitor_idempotency_key", "visitor", "idempotency_key", unique=True),

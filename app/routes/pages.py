@@ -8,6 +8,7 @@ from urllib.parse import urlencode
 
 from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import HTMLResponse
+from sqlalchemy.engine import Engine
 
 from app.deps import (
     EngineDep,
@@ -17,11 +18,14 @@ from app.deps import (
     VisitsDep,
     identify_for_page,
 )
-from app.domain import InvalidFilter
-from app.services import content_cache, dashboard, items, search
-from app.services.items import ItemFilter
+from app.domain import Identity, InvalidFilter
+from app.models import Exercise
+from app.services import content_cache, dashboard, exercises, items, search
+from app.services.items import ItemDetail, ItemFilter
 from app.services.progress import STATUS_LABELS, Status
-from app.services.visits import open_item, standing
+from app.services.study import StudyView
+from app.services.visit_writer import VisitWriter
+from app.services.visits import LabView, open_item, standing
 from app.web.templating import render
 
 router = APIRouter(include_in_schema=False, dependencies=[Depends(identify_for_page)])
@@ -135,8 +139,11 @@ async def item_detail(
     reader has done with it. Opening it counts as a visit for a returning browser."""
     sandbox = await queue.status()
     record = visits if request.method == "GET" else None
-    page, view, lab = await asyncio.to_thread(open_item, engine, identity, slug=slug, record=record)
+    page, view, lab, drills = await asyncio.to_thread(
+        _item_page, engine, identity, slug=slug, record=record
+    )
     context = {
+        "exercises": drills,
         "page": page,
         "item": page.item,
         "prompts": page.prompts,
@@ -145,6 +152,15 @@ async def item_detail(
         "lab": lab,
     }
     return render(request, "items/detail.html", {**context, **view.context()})
+
+
+def _item_page(
+    engine: Engine, identity: Identity, *, slug: str, record: VisitWriter | None
+) -> tuple[ItemDetail, StudyView, LabView, list[Exercise]]:
+    """The item page's reading, and the exercises that drill it, in one thread hop."""
+    page, view, lab = open_item(engine, identity, slug=slug, record=record)
+    with engine.connect() as connection:
+        return page, view, lab, exercises.for_item(connection, page.item.slug)
 
 
 @router.get("/items/{slug}/measurements")

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import json
 from collections.abc import AsyncIterator, Callable, Coroutine
 from typing import Annotated, Any
 
@@ -26,14 +25,11 @@ from app.deps import (
     identify,
 )
 from app.domain import RunRejected, SandboxBusy
+from app.models import Run
 from app.runqueue import QueueRefused
 from app.schemas import RunAccepted, RunCreate, RunPublic, errors
 from app.services import run_stream, runs
 from app.services.run_origin import origin_for
-from app.services.stream_slots import STREAM_LIFETIME_SECONDS
-from sandbox.protocol import Finished, event_to_json
-
-HEARTBEAT_SECONDS = 15
 
 
 async def _run_token(
@@ -163,7 +159,7 @@ async def run_events(
 
     async def stream() -> AsyncIterator[str]:
         try:
-            async for frame in _frames(engine, queue, run_id, last_event_id):
+            async for frame in run_stream.sse_frames(engine, queue, run_id, last_event_id, _public):
                 yield frame
         finally:
             # Handed to a thread and not awaited: this runs as the stream is torn down (a
@@ -177,44 +173,5 @@ async def run_events(
     )
 
 
-async def _frames(
-    engine: EngineDep, queue: RunQueueDep, run_id: str, after: str | None
-) -> AsyncIterator[str]:
-    """The run's events as SSE frames (after the event `after`), a comment every
-    HEARTBEAT_SECONDS of quiet, and an end: the result, or an `end` event once the stream
-    has lived its longest."""
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + STREAM_LIFETIME_SECONDS
-    events = run_stream.follow(engine, queue, run_id, after=after).__aiter__()
-    pending: asyncio.Task[Any] | None = None
-    try:
-        while True:
-            left = deadline - loop.time()
-            if left <= 0:
-                detail = "This stream lived its longest; read the run at /api/runs/{id}."
-                yield f"event: end\ndata: {json.dumps({'detail': detail})}\n\n"
-                return
-            pending = pending or asyncio.ensure_future(events.__anext__())
-            done, _ = await asyncio.wait({pending}, timeout=min(HEARTBEAT_SECONDS, left))
-            if not done:
-                yield ": still running\n\n"  # keeps proxies from closing a quiet stream
-                continue
-            try:
-                entry = pending.result()
-            except StopAsyncIteration:
-                return
-            pending = None
-            event_id, event = entry
-            frame_id = f"id: {event_id}\n" if event_id else ""
-            if isinstance(event, Finished):
-                # The stored run: what the result counted for is in the database now.
-                run = await asyncio.to_thread(runs.get, engine, run_id)
-                payload = RunPublic.of(run).model_dump()
-                yield f"{frame_id}event: result\ndata: {json.dumps(payload)}\n\n"
-                return
-            data = event_to_json(event)
-            kind = data.pop("type")
-            yield f"{frame_id}event: {kind}\ndata: {json.dumps(data)}\n\n"
-    finally:
-        if pending is not None:
-            pending.cancel()
+def _public(run: Run) -> dict[str, Any]:
+    return RunPublic.of(run).model_dump()

@@ -233,6 +233,16 @@ class RunExport(BaseModel):
     code: str = Field(description="The code as it ran (empty for runs made before it was kept).")
     stdout: str
     stderr: str
+    exercise: str | None = Field(None, description="A submission: the exercise's slug.")
+    mode: str | None = Field(None, description="A submission: run (visible tests) or submit.")
+    grading: dict[str, Any] | None = Field(
+        None, description="A submission's grading: verdict, score, every test's result."
+    )
+
+
+class RevealExport(BaseModel):
+    exercise: str
+    revealed_at: str
 
 
 class Export(BaseModel):
@@ -247,3 +257,4 @@ class Export(BaseModel):
     quizzes: list[QuizExport]
     reviews: list[ReviewExport]
     runs: list[RunExport]
+    solution_reveals: list[RevealExport] = []

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from datetime import datetime
 from typing import Any
 
@@ -18,7 +19,7 @@ from app.models import (
     User,
     utcnow,
 )
-from app.services import dashboard, study
+from app.services import dashboard, exercises, study
 
 EXPORT_FORMAT = "backprop-export/1"
 
@@ -118,8 +119,15 @@ def export(scope: LearnerScope, user: User | None) -> dict[str, Any]:
                 "code": run.code,
                 "stdout": run.stdout,
                 "stderr": run.stderr,
+                "exercise": run.exercise_slug,
+                "mode": run.grading_mode,
+                "grading": json.loads(run.grading) if run.grading else None,
             }
             for run, item in dashboard.runs(scope)
+        ],
+        "solution_reveals": [
+            {"exercise": r.exercise_slug, "revealed_at": r.revealed_at.isoformat()}
+            for r in exercises.revealed(scope)
         ],
     }
 

@@ -17,14 +17,18 @@ import asyncio
 import logging
 import time
 from datetime import datetime, timedelta
+from pathlib import Path
 
 from redis.exceptions import RedisError
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, col, select
 
+from app.domain import NotFound
 from app.models import Run, utcnow
 from app.runqueue.fleet.queue import RedisRunQueue
+from app.services.exercises import grading_request
 from app.services.runs import request_for
+from app.settings import PROJECT_ROOT
 from sandbox.protocol import RunRequest
 
 log = logging.getLogger(__name__)
@@ -33,9 +37,12 @@ log = logging.getLogger(__name__)
 class FleetKeeper:
     """One replica's side of the rebuild and of the search for runs whose machine is gone."""
 
-    def __init__(self, engine: Engine, queue: RedisRunQueue) -> None:
+    def __init__(
+        self, engine: Engine, queue: RedisRunQueue, content_dir: Path = PROJECT_ROOT / "content"
+    ) -> None:
         self.engine = engine
         self.queue = queue
+        self.content_dir = content_dir  # where a queued submission's grading is read again
         self.unheld_since: dict[str, float] = {}  # running run → when its claim was first missed
         self.forgot_at = 0.0  # when gone consumers were last looked for
 
@@ -61,7 +68,9 @@ class FleetKeeper:
         if forget_idle:
             self.forgot_at = now
         grace = timedelta(seconds=self.queue.timing.heartbeat_seconds)
-        queued, running = await asyncio.to_thread(_unfinished, self.engine, utcnow() - grace)
+        queued, running = await asyncio.to_thread(
+            _unfinished, self.engine, utcnow() - grace, self.content_dir
+        )
         added = await self.queue.restore(queued)
         if added:
             log.warning("added %d queued runs back to the job streams", added)
@@ -82,11 +91,26 @@ class FleetKeeper:
         return len(lost)
 
 
-def _unfinished(engine: Engine, queued_before: datetime) -> tuple[list[RunRequest], list[str]]:
-    """Runs queued before `queued_before`, as requests; and the ids of running runs."""
+def _unfinished(
+    engine: Engine, queued_before: datetime, content_dir: Path
+) -> tuple[list[RunRequest], list[str]]:
+    """Runs queued before `queued_before`, as requests (a submission with its grading read
+    again from the content folder); and the ids of running runs."""
     waiting = (col(Run.status) == "queued") & (col(Run.created_at) < queued_before)
     with Session(engine) as session:
         queued = session.exec(select(Run).where(waiting)).all()
         running = session.exec(select(Run.id).where(col(Run.status) == "running")).all()
-        requests = [request_for(run) for run in queued]
+        requests = [r for r in (_request(run, content_dir) for run in queued) if r is not None]
     return requests, list(running)
+
+
+def _request(run: Run, content_dir: Path) -> RunRequest | None:
+    if run.exercise_slug is None:
+        return request_for(run)
+    try:
+        grading = grading_request(content_dir, run.exercise_slug, run.grading_mode or "submit")
+    except (NotFound, OSError, ValueError):
+        # Never sent ungraded: a submission whose exercise is gone waits for the sweep.
+        log.warning("run %s: exercise %s is gone; not queued again", run.id, run.exercise_slug)
+        return None
+    return request_for(run, grading)

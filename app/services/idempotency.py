@@ -64,15 +64,21 @@ def earlier(engine: Engine, run: Run) -> Run | None:
 def replay_token(earlier: Run, asked: Run, secret: str) -> str | None:
     """The token that owns `earlier` (None when a learner does), when `asked` is the same
     request again; IdempotencyKeyReused when it is another."""
-    sent = (asked.code_sha256, asked.backend_requested, asked.item_id, asked.sample_index)
-    if sent != (
-        earlier.code_sha256,
-        earlier.backend_requested,
-        earlier.item_id,
-        earlier.sample_index,
-    ):
+    if _request_of(asked) != _request_of(earlier):
         raise IdempotencyKeyReused(
             "This Idempotency-Key was already used for a different request (other code, "
-            "backend or sample); send a new key for a new run. Nothing was run."
+            "backend, sample, exercise or mode); send a new key for a new run. Nothing was run."
         )
     return run_token(secret, earlier.id) if earlier.learner_id is None else None
+
+
+def _request_of(run: Run) -> tuple[object, ...]:
+    """What makes two requests the same one."""
+    return (
+        run.code_sha256,
+        run.backend_requested,
+        run.item_id,
+        run.sample_index,
+        run.exercise_slug,
+        run.grading_mode,
+    )

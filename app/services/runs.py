@@ -24,10 +24,12 @@ from app.domain import LearnerScope, RunNotFound, RunRejected, SandboxBusy
 from app.models import Item, Run, utcnow
 from app.runqueue import QueueRefused, RunQueue
 from app.services import idempotency, labs, study
+from app.services.exercises import graded_outcome
 from app.services.orphans import driver_id
 from app.services.ratelimit import RunLimiter
 from sandbox.protocol import (
     Backend,
+    GradingRequest,
     Limits,
     RunRequest,
     RunResult,
@@ -91,6 +93,8 @@ class RunRecorder:
 
     async def finished(self, run_id: str, result: RunResult, attempt: int | None = None) -> bool:
         outcome = {k: _storable(v) for k, v in result.to_json().items() if k in _OUTCOME_FIELDS}
+        if result.grading is not None:  # a submission: the grader's findings too
+            outcome.update(graded_outcome(result.grading))
         recorded = await asyncio.to_thread(self._record_outcome, run_id, outcome, attempt)
         if recorded:  # counted once, however many deliveries report an end
             verdict = result.verdict.value
@@ -159,11 +163,13 @@ async def submit(
     origin: RunOrigin,
     token_secret: str,
     idempotency_key: str | None = None,
+    grading: GradingRequest | None = None,
 ) -> Submitted:
     """Check, admit and queue a run; return it once a worker has accepted it. A run with no
     learner (a cookie-less API client's) is owned through the capability token returned,
     derived from `token_secret`. With an `idempotency_key`, an owner's earlier run under
-    the same key is returned as it stands now instead of starting another."""
+    the same key is returned as it stands now instead of starting another. With `grading`,
+    the run is a submission to that exercise, graded by the worker."""
     problem = check_code(code)
     if problem:
         raise RunRejected(f"Rejected: {problem}.")
@@ -189,6 +195,8 @@ async def submit(
         code_bytes=len(encoded),
         code=code.replace("\x00", "\ufffd"),  # as _storable: PostgreSQL text holds no NUL
         backend_requested=backend,
+        exercise_slug=grading.slug if grading else None,
+        grading_mode=grading.mode.value if grading else None,
     )
     if idempotency_key is not None:
         earlier = await asyncio.to_thread(idempotency.earlier, engine, run)
@@ -207,22 +215,24 @@ async def submit(
             raise
         return Submitted(found, idempotency.replay_token(found, run, token_secret))
     try:
-        await queue.submit(request_for(run))
+        await queue.submit(request_for(run, grading))
     except QueueRefused as exc:
         raise SandboxBusy(exc.detail, exc.retry_after_seconds) from None
     return Submitted(run, token)
 
 
-def request_for(run: Run) -> RunRequest:
+def request_for(run: Run, grading: GradingRequest | None = None) -> RunRequest:
     """What the sandbox is asked to run for a stored run: its code on the backend it asked
     for, with the default limits (the worker clamps them to its ceilings), for its owner
-    (the worker and the fleet share their slots fairly between owners)."""
+    (the worker and the fleet share their slots fairly between owners), graded against
+    `grading` when it is a submission."""
     return RunRequest(
         id=run.id,
         code=run.code,
         backend=Backend(run.backend_requested),
         limits=Limits(),
         owner=run.fair_owner,
+        grading=grading,
     )
 
 
@@ -256,24 +266,6 @@ def owned(engine: Engine, scope: LearnerScope | None, run_id: str, *, token: str
 
 def _digest(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
-
-
-def stored_result(run: Run) -> RunResult:
-    """The outcome kept in a run's row, in the sandbox's terms."""
-    return RunResult(
-        id=run.id,
-        verdict=Verdict(run.verdict or Verdict.INTERNAL_ERROR),
-        exit_code=run.exit_code,
-        stdout=run.stdout,
-        stderr=run.stderr,
-        wall_ms=run.wall_ms or 0,
-        backend=run.backend or "",
-        device=run.device or "",
-        detail=run.detail,
-        cpu_ms=run.cpu_ms,
-        max_memory_mb=run.max_memory_mb,
-        truncated=run.truncated,
-    )
 
 
 def _count_practice(session: Session, run: Run) -> None:

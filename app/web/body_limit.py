@@ -15,18 +15,33 @@ def _too_large(limit: int) -> str:
 
 
 class BodyLimit:
-    """`limits` maps exact paths to their cap; every other path gets `default_bytes`."""
+    """`limits` maps exact paths to their cap, `suffixes` the ends of paths (a path with an
+    id in it: /api/exercises/{slug}/submissions); every other path gets `default_bytes`."""
 
-    def __init__(self, app: ASGIApp, *, default_bytes: int, limits: dict[str, int]) -> None:
+    def __init__(
+        self,
+        app: ASGIApp,
+        *,
+        default_bytes: int,
+        limits: dict[str, int],
+        suffixes: dict[str, int] | None = None,
+    ) -> None:
         self.app = app
         self.default_bytes = default_bytes
         self.limits = limits
+        self.suffixes = suffixes or {}
+
+    def limit_for(self, path: str) -> int:
+        if path in self.limits:
+            return self.limits[path]
+        ends = (cap for suffix, cap in self.suffixes.items() if path.endswith(suffix))
+        return next(ends, self.default_bytes)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        limit = self.limits.get(scope["path"], self.default_bytes)
+        limit = self.limit_for(scope["path"])
         declared = _content_length(scope)
         if declared is not None and declared > limit:
             await _refuse(scope, send, limit)

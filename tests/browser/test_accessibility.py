@@ -30,6 +30,8 @@ PAGES = {
     "signin": "/signin",
     "forgot": "/forgot",
     "not-found": "/items/no-such-question",
+    "exercises": "/exercises",
+    "exercise": "/exercises/stable-softmax",
 }
 
 

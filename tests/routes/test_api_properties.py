@@ -22,7 +22,7 @@ from sqlmodel import Session, func, select
 from starlette.types import Receive, Scope, Send
 
 from app.main import create_app
-from app.models import ItemProgress, Learner, Run, User
+from app.models import ItemProgress, Learner, Run, SolutionReveal, User
 from app.services import accounts
 from app.settings import RunQueueKind, Settings
 from tests.support import databases
@@ -99,7 +99,7 @@ def counts(api: FastAPI) -> tuple[int, ...]:
     with Session(api.state.backprop.engine) as session:
         return tuple(
             session.exec(select(func.count()).select_from(model)).one()
-            for model in (User, Learner, ItemProgress, Run)
+            for model in (User, Learner, ItemProgress, Run, SolutionReveal)
         )
 
 

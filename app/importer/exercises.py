@@ -1,0 +1,134 @@
+"""content/exercises/<slug>/ → `exercise` rows: what a learner may see of each exercise.
+
+Only the public side is stored: exercise.yml's metadata, the statement (rendered once), the
+starter and the visible tests' names. The reference, the tests' code, the hints, the
+editorial and the mutants stay in the folder: a submission reads them from there
+(app/services/exercises.py) and sends them to the grader's jail only."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+from typing import Any
+
+import yaml
+from sqlmodel import Session, select
+
+from app.importer.errors import ContentError
+from app.importer.exercise_tests import visible_tests
+from app.importer.render import render_markdown
+from app.models import Exercise, Item, Topic
+
+EXERCISES_DIR = "exercises"
+# The files whose content the stored row depends on (a change to any re-imports the row).
+PUBLIC_FILES = ("exercise.yml", "statement.md", "starter.py", "tests.py")
+BACKENDS = ("cpu", "cuda")
+DIFFICULTIES = ("easy", "medium", "hard")  # an exercise's own scale (content/README.md)
+
+
+def exercise_folders(content_dir: Path) -> list[Path]:
+    root = content_dir / EXERCISES_DIR
+    if not root.is_dir():
+        return []
+    return [p for p in sorted(root.iterdir()) if p.is_dir() and not p.name.startswith(".")]
+
+
+def sync_exercises(session: Session, content_dir: Path) -> tuple[list[str], list[str], list[str]]:
+    """Bring the `exercise` rows in step with the folders (in the caller's transaction);
+    the (added, updated, removed) slugs. ContentError for a folder that breaks the format."""
+    existing = {e.slug: e for e in session.exec(select(Exercise))}
+    topics = set(session.exec(select(Topic.slug)))
+    items = set(session.exec(select(Item.slug)))
+    added: list[str] = []
+    updated: list[str] = []
+    seen: set[str] = set()
+    for position, folder in enumerate(exercise_folders(content_dir), start=1):
+        texts = _read(folder)
+        digest = hashlib.sha256("\0".join(texts[n] for n in PUBLIC_FILES).encode()).hexdigest()
+        row = existing.get(folder.name)
+        seen.add(folder.name)
+        if row is not None and row.content_sha256 == digest and row.position == position:
+            continue
+        fields = _fields(folder, texts, topics, items)
+        fields.update(position=position, content_sha256=digest)
+        if row is None:
+            row = Exercise(**fields)
+            added.append(folder.name)
+        else:
+            for key, value in fields.items():
+                setattr(row, key, value)
+            updated.append(folder.name)
+        session.add(row)
+    removed = sorted(set(existing) - seen)
+    for slug in removed:
+        session.delete(existing[slug])
+    session.flush()
+    return added, updated, removed
+
+
+def _read(folder: Path) -> dict[str, str]:
+    texts = {}
+    for name in PUBLIC_FILES:
+        path = folder / name
+        if not path.is_file():
+            raise ContentError(_rel(folder, name), 1, "missing")
+        try:
+            texts[name] = path.read_text(encoding="utf-8")
+        except UnicodeDecodeError:
+            raise ContentError(_rel(folder, name), 1, "not valid UTF-8") from None
+    return texts
+
+
+def _rel(folder: Path, name: str) -> str:
+    return f"{EXERCISES_DIR}/{folder.name}/{name}"
+
+
+def _fields(
+    folder: Path, texts: dict[str, str], topics: set[str], items: set[str]
+) -> dict[str, Any]:
+    where = _rel(folder, "exercise.yml")
+    try:
+        meta: Any = yaml.safe_load(texts["exercise.yml"])
+    except yaml.YAMLError as exc:
+        raise ContentError(where, 1, f"YAML does not parse: {exc}") from None
+    if not isinstance(meta, dict):
+        raise ContentError(where, 1, "must be a mapping")
+    if meta.get("slug") != folder.name:
+        raise ContentError(where, 1, "slug must equal the folder's name")
+    for key in ("title", "topic", "entry_point"):
+        if not isinstance(meta.get(key), str) or not meta[key].strip():
+            raise ContentError(where, 1, f"{key} must be text")
+    if meta["topic"] not in topics:
+        raise ContentError(where, 1, f"unknown topic '{meta['topic']}' (see decks.yml)")
+    if meta.get("difficulty") not in DIFFICULTIES:
+        raise ContentError(where, 1, "difficulty must be easy, medium or hard")
+    drilled = meta.get("items")
+    if not isinstance(drilled, list) or not drilled:
+        raise ContentError(where, 1, "items must list the Q&A items it drills")
+    unknown = sorted(str(s) for s in drilled if s not in items)
+    if unknown:
+        raise ContentError(where, 1, f"items that do not exist: {unknown}")
+    backends = meta.get("backends", list(BACKENDS))
+    if not isinstance(backends, list) or not backends or not set(backends) <= set(BACKENDS):
+        raise ContentError(where, 1, "backends is a list of cpu and cuda")
+    statement = texts["statement.md"]
+    return dict(
+        slug=folder.name,
+        title=meta["title"],
+        topic_slug=meta["topic"],
+        difficulty=meta["difficulty"],
+        items=",".join(drilled),
+        entry_point=meta["entry_point"],
+        statement_markdown=statement,
+        statement_html=_focusable_code(render_markdown(statement).html),
+        starter_code=texts["starter.py"],
+        visible_tests=json.dumps(visible_tests(texts["tests.py"], _rel(folder, "tests.py"))),
+        backends=",".join(b for b in BACKENDS if b in backends),
+    )
+
+
+def _focusable_code(html: str) -> str:
+    """The statement's code blocks stay read-only (no editor replaces them, as on an item's
+    page), so each is made reachable from the keyboard: a phone scrolls them sideways."""
+    return html.replace('<pre class="hl', '<pre tabindex="0" class="hl')

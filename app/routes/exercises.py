@@ -1,0 +1,84 @@
+"""Browser pages of the code exercises: the list with its filters, and one exercise with
+its editor, Run and Submit (which speak the JSON API from static/js/exercise.js)."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Annotated
+
+from fastapi import APIRouter, Depends, Query, Request
+from fastapi.responses import HTMLResponse
+from sqlalchemy.engine import Engine
+
+from app.deps import EngineDep, LearnerDep, RunQueueDep, identify_for_page
+from app.domain import InvalidFilter, LearnerScope
+from app.services import content_cache, exercises
+from app.web.templating import render
+
+router = APIRouter(include_in_schema=False, dependencies=[Depends(identify_for_page)])
+DIFFICULTIES = ("easy", "medium", "hard")
+STATUS_LABELS = {"new": "Not tried", "attempted": "Attempted", "solved": "Solved"}
+Filter = Annotated[str | None, Query(max_length=64)]
+
+
+def _choice(value: str | None, allowed: tuple[str, ...] | set[str], what: str) -> str | None:
+    """An empty <select> sends '': no filter. Anything else must be one of `allowed`."""
+    value = (value or "").strip() or None
+    if value is not None and value not in allowed:
+        raise InvalidFilter(f"{what} must be one of {', '.join(sorted(allowed))}, not '{value}'.")
+    return value
+
+
+@router.api_route("/exercises", methods=["GET", "HEAD"])
+def exercise_list(
+    request: Request,
+    engine: EngineDep,
+    learner: LearnerDep,
+    topic: Filter = None,
+    difficulty: Filter = None,
+    status: Filter = None,
+) -> HTMLResponse:
+    """Every exercise, narrowed by topic, difficulty and the learner's status on it."""
+    with engine.connect() as connection:
+        catalogue = content_cache.snapshot(connection).catalogue
+        chosen = {
+            "topic": _choice(topic, {t.slug for t in catalogue.topics}, "Topic"),
+            "difficulty": _choice(difficulty, DIFFICULTIES, "Difficulty"),
+            "status": _choice(status, tuple(STATUS_LABELS), "Status"),
+        }
+        rows = exercises.listing(connection, _learner_id(learner), **chosen)
+    context = {
+        "catalogue": catalogue,
+        "rows": rows,
+        "chosen": chosen,
+        "difficulties": DIFFICULTIES,
+        "status_labels": STATUS_LABELS,
+    }
+    return render(request, "exercises/list.html", context, fragment="exercises/_results.html")
+
+
+def _learner_id(learner: LearnerScope | None) -> int | None:
+    return learner.learner_id if learner is not None else None
+
+
+@router.api_route("/exercises/{slug}", methods=["GET", "HEAD"])
+async def exercise_page(
+    request: Request, slug: str, engine: EngineDep, queue: RunQueueDep
+) -> HTMLResponse:
+    """The statement, the starter in the editor, Run and Submit, and the results."""
+    sandbox = await queue.status()  # before any query: the page waits on nothing else
+    context = await asyncio.to_thread(_page_context, engine, slug)
+    return render(request, "exercises/detail.html", {**context, "sandbox": sandbox})
+
+
+def _page_context(engine: Engine, slug: str) -> dict[str, object]:
+    with engine.connect() as connection:
+        exercise = exercises.one(connection, slug)
+        snapshot = content_cache.snapshot(connection)
+        linked = [r for r in snapshot.rows if r.slug in exercise.item_list]
+        return {
+            "exercise": exercise,
+            "visible_tests": exercises.visible_tests(exercise),
+            "items": linked,
+            "catalogue": snapshot.catalogue,
+        }

@@ -1,0 +1,190 @@
+"""Code exercises in the JSON API: the list, one exercise, submissions (runs with a grading
+payload: started, read and followed as runs are) and the solution on request."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from typing import Annotated, Any, Literal
+
+from fastapi import APIRouter, Depends, Header, Query
+from fastapi.responses import StreamingResponse
+
+from app.deps import (
+    ClientDep,
+    EngineDep,
+    IdempotencyKey,
+    IdentityDep,
+    LearnerDep,
+    ReaderDep,
+    RunLimiterDep,
+    RunQueueDep,
+    SettingsDep,
+    StreamSlotsDep,
+    WriterDep,
+    identify,
+)
+from app.models import Run
+from app.schemas import RunAccepted, errors
+from app.schemas.exercises import (
+    ExercisePublic,
+    ExerciseSummary,
+    SolutionPublic,
+    SubmissionCreate,
+    SubmissionPublic,
+)
+from app.services import exercises, run_stream, submissions
+from app.services.run_origin import origin_for
+
+router = APIRouter(prefix="/api/exercises", tags=["exercises"], dependencies=[Depends(identify)])
+
+Topic = Annotated[str | None, Query(max_length=64, description="Topic slug.")]
+
+
+async def _run_token(
+    x_run_token: Annotated[str | None, Header(max_length=64)] = None,
+    token: Annotated[str | None, Query(max_length=64)] = None,
+) -> str | None:
+    """The capability token a cookie-less client was given for its submission."""
+    return x_run_token or token
+
+
+RunToken = Annotated[str | None, Depends(_run_token)]
+
+
+@router.get("", responses=errors(401, 422))
+def list_exercises(
+    engine: EngineDep,
+    scope: ReaderDep,
+    topic: Topic = None,
+    difficulty: Literal["easy", "medium", "hard"] | None = None,
+    status: Literal["new", "attempted", "solved"] | None = None,
+) -> list[ExerciseSummary]:
+    """Every exercise in the set's order, with the asker's status on each (solved once a
+    submit passed every test), narrowed by the filters given."""
+    with engine.connect() as connection:
+        rows = exercises.listing(
+            connection, scope.learner_id, topic=topic, difficulty=difficulty, status=status
+        )
+    return [ExerciseSummary.of(r) for r in rows]
+
+
+@router.get("/{slug}", responses=errors(401, 404))
+def get_exercise(slug: str, engine: EngineDep) -> ExercisePublic:
+    """The statement, the starter and the visible tests; never the reference, the hidden
+    tests or the mutants."""
+    with engine.connect() as connection:
+        return ExercisePublic.of(exercises.one(connection, slug))
+
+
+@router.post("/{slug}/solution", responses=errors(401, 403, 404))
+def reveal_solution(
+    slug: str, scope: WriterDep, identity: IdentityDep, settings: SettingsDep
+) -> SolutionPublic:
+    """The reference solution and its editorial. The reveal is recorded: it is part of the
+    asker's export."""
+    return SolutionPublic.of(
+        exercises.reveal(
+            scope.session,
+            settings.content_dir,
+            slug,
+            learner_id=scope.learner_id,
+            visitor=identity.owner_key[:64],
+        )
+    )
+
+
+@router.post(
+    "/{slug}/submissions", status_code=202, responses=errors(400, 401, 403, 404, 413, 422, 429, 503)
+)
+async def submit(
+    slug: str,
+    body: SubmissionCreate,
+    identity: IdentityDep,
+    client: ClientDep,
+    engine: EngineDep,
+    queue: RunQueueDep,
+    limiter: RunLimiterDep,
+    settings: SettingsDep,
+    idempotency_key: IdempotencyKey = None,
+) -> RunAccepted:
+    """Grade code against the exercise: `run` its visible tests, or `submit` to every test.
+    It is a run (limits, ownership and `Idempotency-Key` as POST /api/runs); follow it at
+    /api/exercises/{slug}/submissions/{id}/events, where each test's result comes as it ends.
+    A client with neither cookies nor a bearer token gets a capability token in the answer."""
+    # Checked before the asker's learner is made: a refused submission records nothing.
+    backend, grading = await asyncio.to_thread(
+        submissions.prepare,
+        engine,
+        settings.content_dir,
+        slug=slug,
+        code=body.code,
+        backend=body.backend,
+        mode=body.mode,
+    )
+    origin = await asyncio.to_thread(
+        origin_for, engine, identity, client=client, item_slug=None, sample=None
+    )
+    submitted = await submissions.submit(
+        engine,
+        queue,
+        limiter,
+        code=body.code,
+        backend=backend,
+        grading=grading,
+        origin=origin,
+        token_secret=settings.resolved_secret_key(),
+        idempotency_key=idempotency_key,
+    )
+    return RunAccepted.of(submitted)
+
+
+@router.get("/{slug}/submissions/{submission_id}", responses=errors(401, 404))
+def get_submission(
+    slug: str, submission_id: str, scope: LearnerDep, token: RunToken, engine: EngineDep
+) -> SubmissionPublic:
+    """The submission as it stands: every test's result once it is graded."""
+    return SubmissionPublic.of(submissions.owned(engine, scope, slug, submission_id, token=token))
+
+
+@router.get(
+    "/{slug}/submissions/{submission_id}/events",
+    response_class=StreamingResponse,
+    responses={200: {"content": {"text/event-stream": {}}}, **errors(401, 404, 429)},
+)
+async def submission_events(
+    slug: str,
+    submission_id: str,
+    scope: LearnerDep,
+    token: RunToken,
+    identity: IdentityDep,
+    engine: EngineDep,
+    queue: RunQueueDep,
+    slots: StreamSlotsDep,
+    last_event_id: Annotated[str | None, Header(max_length=64)] = None,
+) -> StreamingResponse:
+    """Server-sent events: queued, started, `test` (one per test as it ends: name,
+    category, hidden, status, message), stdout, stderr, then result (the submission).
+    Resumable with Last-Event-ID, as a run's stream is."""
+    await asyncio.to_thread(submissions.owned, engine, scope, slug, submission_id, token=token)
+    ticket = await asyncio.to_thread(slots.take, identity.owner_key)
+
+    async def stream() -> AsyncIterator[str]:
+        try:
+            async for frame in run_stream.sse_frames(
+                engine, queue, submission_id, last_event_id, _public
+            ):
+                yield frame
+        finally:
+            # Handed to a thread and not awaited: this runs as the stream is torn down.
+            asyncio.get_running_loop().run_in_executor(None, slots.give_back, ticket)
+
+    return StreamingResponse(
+        stream(),
+        media_type="text/event-stream",
+        headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"},
+    )
+
+
+def _public(run: Run) -> dict[str, Any]:
+    return SubmissionPublic.of(run).model_dump()

@@ -1,0 +1,132 @@
+"""Code exercises in the JSON API: the list, one exercise (never its reference, hidden
+tests or mutants), a submission and its graded result, and the solution on request."""
+
+from __future__ import annotations
+
+import json
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+from app.models import Exercise, Run
+from app.services.exercises import ExerciseRow, Solution, visible_tests
+from sandbox.protocol import MAX_CODE_BYTES
+
+
+class ExerciseSummary(BaseModel):
+    slug: str
+    title: str
+    topic: str
+    difficulty: Literal["easy", "medium", "hard"]
+    items: list[str] = Field(description="Slugs of the Q&A items the exercise drills.")
+    entry_point: str = Field(description="The function or class the learner writes.")
+    status: Literal["new", "attempted", "solved"] = Field(
+        description="The asker's standing: solved once a submit passed every test."
+    )
+
+    @classmethod
+    def of(cls, row: ExerciseRow) -> ExerciseSummary:
+        return cls.model_validate(row, from_attributes=True)
+
+
+class VisibleTest(BaseModel):
+    name: str
+    category: str = Field(description="shape, values, gradients, properties, edge cases, ...")
+    description: str
+
+
+class ExercisePublic(BaseModel):
+    """What a learner works from. The reference, the hidden tests and the mutants are never
+    part of it."""
+
+    slug: str
+    title: str
+    statement_markdown: str
+    starter_code: str
+    entry_point: str
+    visible_tests: list[VisibleTest] = Field(description="What Run mode runs.")
+    backends: list[Literal["cpu", "cuda"]]
+
+    @classmethod
+    def of(cls, exercise: Exercise) -> ExercisePublic:
+        return cls(
+            slug=exercise.slug,
+            title=exercise.title,
+            statement_markdown=exercise.statement_markdown,
+            starter_code=exercise.starter_code,
+            entry_point=exercise.entry_point,
+            visible_tests=[VisibleTest(**t) for t in visible_tests(exercise)],
+            backends=exercise.backend_list,
+        )
+
+
+class SubmissionCreate(BaseModel):
+    code: str = Field(description=f"Python source, at most {MAX_CODE_BYTES // 1024} KiB of UTF-8.")
+    backend: Literal["cpu", "cuda", "auto"] = "auto"
+    mode: Literal["run", "submit"] = Field(
+        "submit", description="run: the visible tests only; submit: every test, hidden ones too."
+    )
+
+
+class TestResultPublic(BaseModel):
+    __test__ = False  # not a pytest test class
+
+    name: str
+    category: str
+    hidden: bool
+    status: Literal["pass", "fail", "error", "timeout"]
+    message: str = Field(
+        description="Why it did not pass; a hidden test never shows expected values."
+    )
+
+
+class SubmissionPublic(BaseModel):
+    """A submission as stored; `verdict` and `score` are null until it has been graded."""
+
+    id: str
+    status: str = Field(description="queued, running or done")
+    mode: Literal["run", "submit"]
+    verdict: str | None = Field(
+        description="passed, failed, error or timeout; or how the run ended when it was "
+        "never graded (rejected, internal_error, killed...)."
+    )
+    score: float | None = Field(description="0-100, each test weighted by its category.")
+    tests: list[TestResultPublic]
+    detail: str
+    output: str = Field(description="What the learner's code printed (capped).")
+    backend: str | None
+    device: str | None
+    wall_ms: int | None
+
+    @classmethod
+    def of(cls, run: Run) -> SubmissionPublic:
+        report = json.loads(run.grading) if run.grading else {}
+        verdict = run.grading_verdict
+        if verdict is None and run.status == "done":
+            verdict = run.verdict  # never graded: how the run itself ended
+        return cls(
+            id=run.id,
+            status=run.status,
+            mode=run.grading_mode or "submit",
+            verdict=verdict,
+            score=run.score,
+            tests=[TestResultPublic(**_public(t)) for t in report.get("tests", [])],
+            detail=report.get("detail") or run.detail,
+            output=run.stdout + run.stderr,
+            backend=run.backend,
+            device=run.device,
+            wall_ms=run.wall_ms,
+        )
+
+
+def _public(test: dict[str, object]) -> dict[str, object]:
+    return {k: test[k] for k in ("name", "category", "hidden", "status", "message")}
+
+
+class SolutionPublic(BaseModel):
+    code: str = Field(description="The reference solution.")
+    editorial_markdown: str = Field(description="Why it is written so, its cost, the usual bugs.")
+
+    @classmethod
+    def of(cls, solution: Solution) -> SolutionPublic:
+        return cls(code=solution.code, editorial_markdown=solution.editorial_markdown)

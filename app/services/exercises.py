@@ -1,0 +1,183 @@
+"""Code exercises: the public side kept in the database (the list, one exercise, a
+learner's status on each), and the trusted side read from the content folder only when it
+is needed: the grading payload of a submission, and the solution a learner asks to see."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+from sqlalchemy import Connection
+from sqlalchemy import select as core_select
+from sqlmodel import Session, col, select
+
+from app.domain import LearnerScope, NotFound
+from app.models import Exercise, Run, SolutionReveal
+from sandbox.protocol import GradingReport, GradingRequest, Mode
+
+STATUSES = ("new", "attempted", "solved")  # a learner's standing on one exercise
+
+
+class ExerciseNotFound(NotFound):
+    def __init__(self, slug: str) -> None:
+        super().__init__(f"No exercise is called '{slug}'.")
+
+
+@dataclass(frozen=True)
+class ExerciseRow:
+    """One exercise as the list shows it, with the learner's status on it."""
+
+    slug: str
+    title: str
+    topic: str
+    difficulty: str
+    items: list[str]
+    entry_point: str
+    status: str
+
+
+def _exercises(connection: Connection) -> list[Exercise]:
+    statement = select(Exercise).order_by(col(Exercise.position))
+    return list(Session(bind=connection).exec(statement))
+
+
+def statuses(connection: Connection, learner_id: int | None) -> dict[str, str]:
+    """slug → attempted or solved, for the exercises the learner has submitted to."""
+    if learner_id is None:
+        return {}
+    rows = connection.execute(
+        core_select(col(Run.exercise_slug), col(Run.grading_mode), col(Run.grading_verdict)).where(
+            col(Run.learner_id) == learner_id, col(Run.exercise_slug).is_not(None)
+        )
+    )
+    found: dict[str, str] = {}
+    for slug, mode, verdict in rows:
+        if slug is None:
+            continue
+        solved = mode == Mode.SUBMIT.value and verdict == "passed"
+        if solved or found.get(slug) != "solved":
+            found[slug] = "solved" if solved else "attempted"
+    return found
+
+
+def listing(
+    connection: Connection,
+    learner_id: int | None,
+    *,
+    topic: str | None = None,
+    difficulty: str | None = None,
+    status: str | None = None,
+) -> list[ExerciseRow]:
+    """Every exercise in the set's order, narrowed by the filters given."""
+    standing = statuses(connection, learner_id)
+    rows = [
+        ExerciseRow(
+            slug=e.slug,
+            title=e.title,
+            topic=e.topic_slug,
+            difficulty=e.difficulty,
+            items=e.item_list,
+            entry_point=e.entry_point,
+            status=standing.get(e.slug, "new"),
+        )
+        for e in _exercises(connection)
+    ]
+    return [
+        r
+        for r in rows
+        if (topic is None or r.topic == topic)
+        and (difficulty is None or r.difficulty == difficulty)
+        and (status is None or r.status == status)
+    ]
+
+
+def one(connection: Connection, slug: str) -> Exercise:
+    found = Session(bind=connection).exec(select(Exercise).where(Exercise.slug == slug)).first()
+    if found is None:
+        raise ExerciseNotFound(slug)
+    return found
+
+
+def graded_outcome(report: GradingReport) -> dict[str, Any]:
+    """The run columns a submission's grading fills: its verdict, score and whole report."""
+    return {
+        "grading_verdict": report.verdict.value,
+        "score": report.score,
+        "grading": json.dumps(report.to_json()).replace("\\u0000", "\\ufffd"),
+    }
+
+
+def visible_tests(exercise: Exercise) -> list[dict[str, str]]:
+    tests: list[dict[str, str]] = json.loads(exercise.visible_tests)
+    return tests
+
+
+def for_item(connection: Connection, item_slug: str) -> list[Exercise]:
+    """The exercises that drill one Q&A item."""
+    return [e for e in _exercises(connection) if item_slug in e.item_list]
+
+
+# The trusted side: read from the folder when needed, never stored or returned by the API
+# beyond the solution a learner asks for (and whose reveal is recorded).
+
+
+def _folder(content_dir: Path, slug: str) -> Path:
+    folder = content_dir / "exercises" / slug
+    if not (folder / "exercise.yml").is_file():
+        raise ExerciseNotFound(slug)
+    return folder
+
+
+def grading_request(content_dir: Path, slug: str, mode: str) -> GradingRequest:
+    """The grading payload of a submission: exercise.yml, the reference and the tests,
+    which travel to the grader's jail only (sandbox/README.md, "Grading")."""
+    folder = _folder(content_dir, slug)
+    config: Any = yaml.safe_load((folder / "exercise.yml").read_text(encoding="utf-8"))
+    return GradingRequest(
+        slug=slug,
+        mode=Mode(mode),
+        config=config,
+        reference=(folder / "reference.py").read_text(encoding="utf-8"),
+        tests=(folder / "tests.py").read_text(encoding="utf-8"),
+    )
+
+
+@dataclass(frozen=True)
+class Solution:
+    code: str
+    editorial_markdown: str
+
+
+def reveal(
+    session: Session,
+    content_dir: Path,
+    slug: str,
+    *,
+    learner_id: int | None,
+    visitor: str,
+) -> Solution:
+    """The reference and the editorial; the reveal is recorded (for the learner, or for a
+    cookie-less client under its owner key)."""
+    if session.exec(select(Exercise.id).where(Exercise.slug == slug)).first() is None:
+        raise ExerciseNotFound(slug)
+    folder = _folder(content_dir, slug)
+    solution = Solution(
+        code=(folder / "reference.py").read_text(encoding="utf-8"),
+        editorial_markdown=(folder / "editorial.md").read_text(encoding="utf-8"),
+    )
+    session.add(SolutionReveal(exercise_slug=slug, learner_id=learner_id, visitor=visitor))
+    session.commit()
+    return solution
+
+
+def revealed(scope: LearnerScope) -> list[SolutionReveal]:
+    """The learner's reveals, oldest first (for the export)."""
+    statement = (
+        select(SolutionReveal)
+        .where(SolutionReveal.learner_id == scope.learner_id)
+        .order_by(col(SolutionReveal.revealed_at))
+    )
+    return list(scope.session.exec(statement))

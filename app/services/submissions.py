@@ -1,0 +1,81 @@
+"""Submissions to code exercises: a run with a grading payload (sandbox/README.md,
+"Grading"), started, limited, owned and followed as every run is (services/runs)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from sqlalchemy.engine import Engine
+
+from app.domain import InvalidInput, LearnerScope, NotFound, RunRejected
+from app.models import Run
+from app.runqueue import RunQueue
+from app.services import exercises, runs
+from app.services.ratelimit import RunLimiter
+from app.services.runs import RunOrigin, Submitted
+from sandbox.protocol import GradingRequest, check_code
+
+
+class SubmissionNotFound(NotFound):
+    def __init__(self, slug: str, submission_id: str) -> None:
+        super().__init__(f"Exercise '{slug}' has no submission with the id '{submission_id}'.")
+
+
+def prepare(
+    engine: Engine, content_dir: Path, *, slug: str, code: str, backend: str, mode: str
+) -> tuple[str, GradingRequest]:
+    """Check a submission before anything is recorded for it: the exercise, the code and
+    the backend; then the backend to ask for, and the grading payload, whose trusted
+    sources are read from the content folder now and travel with the request only.
+    Blocking: call it in a thread."""
+    problem = check_code(code)
+    if problem:
+        raise RunRejected(f"Rejected: {problem}.")
+    with engine.connect() as connection:
+        exercise = exercises.one(connection, slug)
+    offered = exercise.backend_list
+    if backend == "auto" and "cuda" not in offered:
+        backend = "cpu"  # auto would pick a GPU this exercise is not graded on
+    elif backend != "auto" and backend not in offered:
+        raise InvalidInput(f"This exercise is graded on {' or '.join(offered)}, not {backend}.")
+    return backend, exercises.grading_request(content_dir, slug, mode)
+
+
+async def submit(
+    engine: Engine,
+    queue: RunQueue,
+    limiter: RunLimiter,
+    *,
+    code: str,
+    backend: str,
+    grading: GradingRequest,
+    origin: RunOrigin,
+    token_secret: str,
+    idempotency_key: str | None = None,
+) -> Submitted:
+    """Queue `code` to be graded (`prepare` made `backend` and `grading`): the visible
+    tests (mode `run`) or all of them (`submit`)."""
+    return await runs.submit(
+        engine,
+        queue,
+        limiter,
+        code=code,
+        backend=backend,
+        origin=origin,
+        token_secret=token_secret,
+        idempotency_key=idempotency_key,
+        grading=grading,
+    )
+
+
+def owned(
+    engine: Engine, scope: LearnerScope | None, slug: str, submission_id: str, *, token: str | None
+) -> Run:
+    """The submission, if it is the asker's and one of this exercise's."""
+    try:
+        run = runs.owned(engine, scope, submission_id, token=token)
+    except NotFound:
+        raise SubmissionNotFound(slug, submission_id) from None
+    if run.exercise_slug != slug:
+        raise SubmissionNotFound(slug, submission_id)
+    return run

@@ -1,0 +1,226 @@
+// An exercise page: the starter in the editor (drafts kept in this browser), Run (visible
+// tests) and Submit (every test) with Ctrl+Enter and Ctrl+Shift+Enter, and each test's
+// result shown under its category as it streams in, the first failure opened. Anything the
+// code or the grader says is inserted as text, never as HTML.
+(function () {
+  "use strict";
+  const article = document.querySelector("article.exercise");
+  if (!article || !window.BackpropEditor) return;
+  const slug = article.dataset.exercise;
+  const backends = (article.dataset.backends || "").split(",").filter(Boolean);
+  const $ = (id) => document.getElementById(id);
+  const runButton = $("run-tests");
+  const submitButton = $("submit-tests");
+  const resetButton = $("reset-code");
+  const picker = $("backend-picker");
+  const state = $("grading-state");
+  const loading = $("grading-loading");
+  const panel = $("grading");
+  const verdictBox = $("grading-verdict");
+  const groups = $("grading-groups");
+  const outputBox = $("grading-output");
+  const stream = $("grading-stream");
+  const draftNote = $("draft-note");
+
+  const CATEGORIES = ["shape", "values", "gradients", "properties", "edge cases", "API rules", "performance"];
+  const STATUS = { pass: "passed", fail: "failed", error: "error", timeout: "timed out" };
+  const VERDICTS = {
+    passed: "Every test passed", failed: "Some tests failed", error: "Your code could not be graded",
+    timeout: "Out of time", rejected: "Not run", internal_error: "The sandbox failed", killed: "Stopped",
+  };
+
+  function el(tag, props, children) {
+    const node = document.createElement(tag);
+    Object.assign(node, props || {});
+    (children || []).forEach((child) => node.append(child));
+    return node;
+  }
+  function csrfToken() {
+    const meta = document.querySelector('meta[name="csrf-token"]');
+    return meta ? meta.content : "";
+  }
+
+  // The editor, with the learner's draft when there is one.
+  const pre = $("starter-code");
+  const original = pre.textContent.replace(/\n$/, "");
+  const draftKey = `backprop-exercise-draft:${slug}`;
+  let draft = null;
+  try { draft = localStorage.getItem(draftKey); } catch (e) { draft = null; }
+  const restored = typeof draft === "string" && draft !== original;
+  const host = el("div", { className: "editor-host" });
+  pre.replaceWith(host);
+  const editor = window.BackpropEditor.create(host, {
+    doc: restored ? draft : original,
+    label: "Your solution, editable",
+    onRun: () => start("run"),
+    onChange: (text) => {
+      resetButton.disabled = text === original;
+      if (text === original) draftNote.hidden = true;
+      try {
+        if (text === original) localStorage.removeItem(draftKey);
+        else localStorage.setItem(draftKey, text);
+      } catch (e) { /* storage full or off: the draft lives as long as the page */ }
+    },
+  });
+  const content = host.querySelector(".cm-content");
+  if (content && !content.hasAttribute("tabindex")) content.setAttribute("tabindex", "0");
+  resetButton.disabled = !restored;
+  article.backpropEditor = editor; // as a sample's figure holds its editor
+  if (restored) {
+    draftNote.textContent = "Your edited code is back (kept in this browser). Reset returns to the starter.";
+    draftNote.hidden = false;
+  }
+
+  let current = null; // {id, source}
+  const canRun = backends.length > 0;
+  runButton.disabled = submitButton.disabled = !canRun;
+
+  function busy(on) {
+    runButton.disabled = submitButton.disabled = on || !canRun;
+    loading.hidden = !on;
+    article.classList.toggle("is-running", on);
+  }
+
+  // One <details> per category, created as its first test arrives, in the usual order.
+  function groupFor(category) {
+    let group = groups.querySelector(`details[data-category="${CSS.escape(category)}"]`);
+    if (group) return group;
+    const list = el("ul", { className: "test-list" });
+    const counts = el("span", { className: "group-counts" });
+    group = el("details", { className: "test-group" }, [
+      el("summary", {}, [el("span", { className: "group-name", textContent: category }), counts]),
+      list,
+    ]);
+    group.dataset.category = category;
+    group.dataset.passed = "0";
+    group.dataset.total = "0";
+    const order = CATEGORIES.indexOf(category);
+    const after = Array.from(groups.children).find((g) => CATEGORIES.indexOf(g.dataset.category) > order);
+    groups.insertBefore(group, after || null);
+    return group;
+  }
+
+  function addTest(test) {
+    const group = groupFor(test.category);
+    const passed = test.status === "pass";
+    const item = el("li", { className: `test test-${test.status}` }, [
+      el("span", { className: "test-status", textContent: STATUS[test.status] || test.status }),
+      el("span", { className: "test-name", textContent: test.name }),
+    ]);
+    if (test.hidden) item.append(el("span", { className: "badge", textContent: "hidden" }));
+    if (test.message) item.append(el("pre", { className: "test-message", textContent: test.message }));
+    group.querySelector(".test-list").append(item);
+    group.dataset.total = String(Number(group.dataset.total) + 1);
+    if (passed) group.dataset.passed = String(Number(group.dataset.passed) + 1);
+    group.querySelector(".group-counts").textContent = ` ${group.dataset.passed} of ${group.dataset.total} passed`;
+    group.classList.toggle("has-failure", group.classList.contains("has-failure") || !passed);
+    // The first failure is opened; the learner opens the others.
+    if (!passed && !groups.querySelector("details[open]")) group.open = true;
+  }
+
+  function finish(result) {
+    busy(false);
+    if (current && current.source) current.source.close();
+    current = null;
+    // The stored submission is the whole truth: draw its tests again, in order.
+    groups.replaceChildren();
+    (result.tests || []).forEach(addTest);
+    const title = VERDICTS[result.verdict] || result.verdict || "Finished";
+    const facts = [];
+    if (result.score !== null && result.score !== undefined) facts.push(`score ${Math.round(result.score)}%`);
+    if (result.wall_ms) facts.push(`${(result.wall_ms / 1000).toFixed(2)} s`);
+    if (result.backend) facts.push(`${result.backend.toUpperCase()}${result.device ? " · " + result.device : ""}`);
+    verdictBox.replaceChildren(
+      el("span", { className: `verdict verdict-${result.verdict}`, textContent: title }),
+      el("span", { className: "verdict-facts", textContent: facts.join(" · ") }),
+    );
+    if (result.detail && result.verdict !== "passed") {
+      verdictBox.append(el("pre", { className: "verdict-detail", textContent: result.detail }));
+    }
+    if (result.mode === "run" && result.verdict === "passed") {
+      verdictBox.append(el("p", { className: "muted", textContent: "The visible tests pass. Submit to be graded on the hidden ones too." }));
+    }
+    stream.textContent = result.output || "";
+    outputBox.hidden = !result.output;
+    state.textContent = `${title}.`;
+  }
+
+  function fail(message) {
+    busy(false);
+    current = null;
+    verdictBox.replaceChildren(el("span", { className: "verdict verdict-rejected", textContent: "Not graded" }),
+      el("p", { className: "verdict-detail", textContent: message }));
+    state.textContent = message;
+  }
+
+  async function start(mode) {
+    if (current || !canRun) return;
+    panel.hidden = false;
+    groups.replaceChildren();
+    verdictBox.replaceChildren();
+    stream.textContent = "";
+    outputBox.hidden = true;
+    busy(true);
+    state.textContent = mode === "run" ? "Running the visible tests…" : "Grading on every test…";
+    let response;
+    try {
+      response = await fetch(`/api/exercises/${slug}/submissions`, {
+        method: "POST",
+        headers: { "Content-Type": "application/json", "Accept": "application/json", "X-CSRF-Token": csrfToken() },
+        body: JSON.stringify({ code: editor.getValue(), backend: picker.value || "auto", mode }),
+      });
+    } catch (e) {
+      fail("The server could not be reached. Check your connection and try again.");
+      return;
+    }
+    const body = await response.json().catch(() => ({}));
+    if (!response.ok) {
+      fail(typeof body.detail === "string" ? body.detail : "The request was refused.");
+      return;
+    }
+    const base = `/api/exercises/${slug}/submissions/${body.id}`;
+    const source = new EventSource(`${base}/events`);
+    current = { id: body.id, source };
+    source.addEventListener("queued", (e) => {
+      const { position } = JSON.parse(e.data);
+      state.textContent = position === 1 ? "Waiting: next in line…" : `Waiting: ${position} in line…`;
+    });
+    source.addEventListener("started", () => { state.textContent = "Grading…"; });
+    source.addEventListener("test", (e) => addTest(JSON.parse(e.data).test));
+    source.addEventListener("result", (e) => finish(JSON.parse(e.data)));
+    source.onerror = () => {
+      if (!current || current.source !== source) return;
+      source.close();
+      fetch(base).then((r) => r.json()).then((r) => {
+        if (r.status === "done") finish(r); else fail("Lost contact with the grader; reload to see how it ended.");
+      }).catch(() => fail("Lost contact with the server."));
+    };
+  }
+
+  runButton.addEventListener("click", () => start("run"));
+  submitButton.addEventListener("click", () => start("submit"));
+  resetButton.addEventListener("click", () => {
+    editor.setValue(original);
+    resetButton.disabled = true;
+    editor.focus();
+  });
+  // Ctrl+Enter runs (the editor's own binding too), Ctrl+Shift+Enter submits.
+  document.addEventListener("keydown", (e) => {
+    if (!(e.ctrlKey || e.metaKey) || e.key !== "Enter") return;
+    e.preventDefault();
+    e.stopPropagation();
+    start(e.shiftKey ? "submit" : "run");
+  }, true);
+
+  $("reveal-solution").addEventListener("click", async () => {
+    const response = await fetch(`/api/exercises/${slug}/solution`, {
+      method: "POST", headers: { "Accept": "application/json", "X-CSRF-Token": csrfToken() },
+    }).catch(() => null);
+    const body = response && response.ok ? await response.json() : null;
+    if (!body) { state.textContent = "The solution could not be loaded; try again."; return; }
+    $("solution-code").textContent = body.code;
+    $("solution-editorial").textContent = body.editorial_markdown;
+    $("solution").hidden = false;
+    $("reveal-solution").hidden = true;
+  });
+})();

@@ -1,0 +1,73 @@
+"""An exercise in the browser, as a guest, against the real grader: a failing submission
+shows its failures grouped by category with the first one open; the reference then passes;
+the page stays free of serious accessibility violations with results on it."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from playwright.sync_api import Browser, Page, expect
+
+from app.settings import PROJECT_ROOT
+from tests.browser.conftest import screenshot
+from tests.browser.test_accessibility import AXE, _serious
+from tests.support.sandbox_worker import needs_isolation
+
+pytestmark = [pytest.mark.browser, needs_isolation]
+FOLDER = PROJECT_ROOT / "content" / "exercises" / "stable-softmax"
+
+
+@pytest.fixture
+def guest(browser: Browser, live_server: str) -> Iterator[Page]:
+    """A fresh guest whose page may take axe's script (the app's policy is tested elsewhere);
+    any console error of the app's own fails the test."""
+    context = browser.new_context(
+        base_url=live_server, viewport={"width": 1280, "height": 900}, bypass_csp=True
+    )
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    yield page
+    context.close()
+    assert errors == []
+
+
+def test_a_failing_then_a_passing_submission(guest: Page) -> None:
+    page = guest
+    page.goto("/exercises")
+    page.get_by_role("link", name="Softmax and log-softmax that never overflow").click()
+    expect(page.locator("h1")).to_have_text("Softmax and log-softmax that never overflow")
+    editor = page.locator(".cm-content")
+    expect(editor).to_contain_text("NotImplementedError", timeout=20_000)
+
+    editor.click()
+    page.keyboard.press("Control+Shift+Enter")  # Submit: every test
+    verdict = page.locator("#grading-verdict .verdict")
+    expect(verdict).to_have_text("Some tests failed", timeout=60_000)
+    groups = page.locator("details.test-group")
+    expect(groups.first).to_be_visible()
+    opened = page.locator("details.test-group[open]")
+    expect(opened).to_have_count(1)  # the first failure's group, and only it
+    expect(opened.locator(".test-error, .test-fail").first).to_be_visible()
+    assert page.locator(".test .badge", has_text="hidden").count() > 0
+    screenshot(page, "exercise-failed", full_page=True)
+    assert AXE.exists(), "run .ci/setup --dev"
+    assert _serious(page) == []
+
+    reference = (FOLDER / "reference.py").read_text()
+    page.evaluate(
+        "code => document.querySelector('article.exercise').backpropEditor.setValue(code)",
+        reference,
+    )
+    page.get_by_role("button", name="Submit").click()
+    expect(verdict).to_have_text("Every test passed", timeout=60_000)
+    expect(page.locator("#grading-verdict .verdict-facts")).to_contain_text("score 100%")
+    expect(page.locator(".test-fail, .test-error")).to_have_count(0)
+    screenshot(page, "exercise-passed", full_page=True)
+
+    page.goto("/exercises?status=solved")
+    expect(
+        page.get_by_role("link", name="Softmax and log-softmax that never overflow")
+    ).to_be_visible()

@@ -1,0 +1,92 @@
+"""Code exercises in the JSON API and the pages: the list with its filters, one exercise
+(never its reference, hidden tests or mutants), the item links and the solution reveal."""
+
+from __future__ import annotations
+
+from fastapi.testclient import TestClient
+
+from app.settings import PROJECT_ROOT
+from tests.support.forms import csrf_headers, sign_up
+
+EXERCISES = PROJECT_ROOT / "content" / "exercises"
+SLUG = "stable-softmax"
+
+
+def test_the_list_has_every_exercise_with_its_metadata(client: TestClient) -> None:
+    listed = client.get("/api/exercises").json()
+    folders = sorted(p.name for p in EXERCISES.iterdir() if p.is_dir())
+    assert sorted(e["slug"] for e in listed) == folders
+    softmax = next(e for e in listed if e["slug"] == SLUG)
+    assert softmax == {
+        "slug": SLUG,
+        "title": "Softmax and log-softmax that never overflow",
+        "topic": "foundations",
+        "difficulty": "easy",
+        "items": ["activation-functions", "loss-functions", "nan-loss-debugging"],
+        "entry_point": "softmax",
+        "status": "new",
+    }
+
+
+def test_the_list_filters_by_topic_difficulty_and_status(client: TestClient) -> None:
+    easy = client.get("/api/exercises", params={"difficulty": "easy"}).json()
+    assert easy and all(e["difficulty"] == "easy" for e in easy)
+    found = client.get("/api/exercises", params={"topic": "foundations"}).json()
+    assert all(e["topic"] == "foundations" for e in found) and SLUG in {e["slug"] for e in found}
+    assert client.get("/api/exercises", params={"status": "solved"}).json() == []
+    assert client.get("/api/exercises", params={"difficulty": "trivial"}).status_code == 422
+
+
+def test_one_exercise_never_shows_the_reference_hidden_tests_or_mutants(
+    client: TestClient,
+) -> None:
+    answer = client.get(f"/api/exercises/{SLUG}")
+    assert answer.status_code == 200
+    body = answer.json()
+    folder = EXERCISES / SLUG
+    assert body["starter_code"] == (folder / "starter.py").read_text()
+    assert body["backends"] == ["cpu", "cuda"]
+    names = [t["name"] for t in body["visible_tests"]]
+    assert names[0] == "softmax of small rows" and "computes softmax itself" in names
+    assert "rows hundreds apart" not in names  # a hidden test
+    text = answer.text
+    for secret in ("reference", "mutants", "DECLARATIONS"):
+        assert secret not in text
+    reference_body = (folder / "reference.py").read_text().split("def softmax", 1)[1][:200]
+    assert reference_body not in text
+    assert client.get("/api/exercises/no-such-thing").status_code == 404
+
+
+def test_the_pages_list_filter_and_show_an_exercise(client: TestClient) -> None:
+    page = client.get("/exercises")
+    assert page.status_code == 200
+    assert 'href="/exercises" aria-current="page">Exercises</a>' in page.text
+    assert f'href="/exercises/{SLUG}"' in page.text
+    hard = client.get("/exercises", params={"difficulty": "hard", "topic": ""})
+    assert f'href="/exercises/{SLUG}"' not in hard.text
+    assert client.get("/exercises", params={"status": "bogus"}).status_code in (400, 422)
+    detail = client.get(f"/exercises/{SLUG}")
+    assert detail.status_code == 200
+    assert "Softmax and log-softmax that never overflow" in detail.text
+    assert 'href="/items/activation-functions"' in detail.text
+    assert "softmax of small rows" in detail.text
+    assert client.get("/exercises/nope").status_code == 404
+
+
+def test_revealing_the_solution_returns_it_and_records_the_reveal(client: TestClient) -> None:
+    sign_up(client, "revealer")
+    headers = csrf_headers(client)
+    answer = client.post(f"/api/exercises/{SLUG}/solution", headers=headers)
+    assert answer.status_code == 200
+    body = answer.json()
+    assert body["code"] == (EXERCISES / SLUG / "reference.py").read_text()
+    assert body["editorial_markdown"] == (EXERCISES / SLUG / "editorial.md").read_text()
+    exported = client.get("/api/me/export").json()
+    assert [r["exercise"] for r in exported["solution_reveals"]] == [SLUG]
+    assert client.post("/api/exercises/nope/solution", headers=headers).status_code == 404
+
+
+def test_an_item_page_links_to_the_exercises_that_drill_it(client: TestClient) -> None:
+    page = client.get("/items/activation-functions").text
+    assert f'href="/exercises/{SLUG}"' in page and "Write it yourself" in page
+    assert "Write it yourself" not in client.get("/items/dropout").text
