@@ -128,11 +128,14 @@ class Settings(BaseSettings):
     concurrent_runs_per_client: int = Field(
         4,
         ge=1,
-        description="Runs one client address may have queued or running at once, however many "
-        "visitor cookies it makes (HTTP 429 beyond).",
+        description="Guests' runs one client address may have queued or running at once, however "
+        "many visitor cookies it makes (HTTP 429 beyond); a signed-in user's runs count against "
+        "the account alone.",
     )
     runs_per_minute_per_client: int = Field(
-        40, ge=1, description="Runs one client address may start per minute (HTTP 429 beyond)."
+        40,
+        ge=1,
+        description="Guests' runs one client address may start per minute (HTTP 429 beyond).",
     )
     streams_per_visitor: int = Field(
         8, ge=1, description="Run event streams one visitor may hold open at once (429 beyond)."

@@ -128,12 +128,16 @@ async def follow(balancer: Balancer, run_id: str, owner: dict[str, str]) -> str:
         await asyncio.sleep(0.2)
 
 
-async def run_code(balancer: Balancer, tally: Tally, until: float) -> None:
+async def run_code(balancer: Balancer, tally: Tally, until: float, address: str) -> None:
+    """Run code again and again as one client from `address`: the runners are different
+    people (the sandbox shares its slots fairly between addresses)."""
     while tally.now() < until:
         url, key = balancer.pick(), str(uuid.uuid4())
         began = time.perf_counter()
         try:
-            async with httpx2.AsyncClient(timeout=30) as client:  # no cookies: a token owns it
+            # No cookies: a token owns the run. The client closes its transport: one each.
+            transport = httpx2.AsyncHTTPTransport(local_address=address)
+            async with httpx2.AsyncClient(timeout=30, transport=transport) as client:
                 response = await client.post(
                     f"{url}/api/runs",
                     json={"code": CODE, "backend": "cpu"},
@@ -163,7 +167,10 @@ async def load(urls: list[str], args: argparse.Namespace, faults: list) -> Tally
 
     await asyncio.gather(
         *(browse(balancer, tally, args.seconds) for _ in range(args.browsers)),
-        *(run_code(balancer, tally, args.seconds) for _ in range(args.runners)),
+        *(
+            run_code(balancer, tally, args.seconds, f"127.0.0.{10 + n}")
+            for n in range(args.runners)
+        ),
         inject(),
     )
     return tally

@@ -1,6 +1,8 @@
 """End-to-end latency of running a trivial torch snippet through the HTTP API, beside the
 cost of a cold `python -c "import torch"` measured in the same run, and runs per second
-with several clients at once. Prints tables.
+with several clients at once: each on a loopback address of its own (the sandbox shares its
+slots fairly between client addresses: one address holds at most all but one), and all on
+one address. Prints tables.
 
     .venv/bin/python bench/sandbox_latency.py [--runs 50] [--port 8766]
 
@@ -10,6 +12,7 @@ Starts its own app and sandbox worker (root is needed for the sandbox) on a priv
 from __future__ import annotations
 
 import argparse
+import http.client
 import json
 import os
 import platform
@@ -17,8 +20,7 @@ import statistics
 import subprocess
 import sys
 import time
-import urllib.error
-import urllib.request
+import urllib.parse
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -28,26 +30,33 @@ ROOT = Path(__file__).resolve().parent.parent
 SNIPPET = "import torch\nprint(torch.ones(3).sum().item())\n"
 
 
-def post(base: str, code: str) -> tuple[str, str]:
-    """Start a run as a cookie-less API client: its id and the query that owns it."""
-    request = urllib.request.Request(
-        f"{base}/api/runs",
-        data=json.dumps({"code": code, "backend": "cpu"}).encode(),
-        headers={"Content-Type": "application/json"},
-        method="POST",
+def connect(base: str, source: str) -> http.client.HTTPConnection:
+    """A connection to the app whose requests come from the loopback address `source`."""
+    url = urllib.parse.urlsplit(base)
+    return http.client.HTTPConnection(
+        str(url.hostname), url.port, timeout=60, source_address=(source, 0)
     )
-    with urllib.request.urlopen(request, timeout=30) as response:
-        body = json.load(response)
+
+
+def post(base: str, code: str, source: str) -> tuple[str, str]:
+    """Start a run as a cookie-less API client: its id and the query that owns it."""
+    connection = connect(base, source)
+    body = json.dumps({"code": code, "backend": "cpu"})
+    connection.request("POST", "/api/runs", body, {"Content-Type": "application/json"})
+    answer = json.load(connection.getresponse())
+    connection.close()
     # Cookie-less clients own their runs through a capability token (older servers had none).
-    token = body.get("token")
-    return str(body["id"]), f"?token={token}" if token else ""
+    token = answer.get("token")
+    return str(answer["id"]), f"?token={token}" if token else ""
 
 
-def run_once(base: str) -> float:
+def run_once(base: str, source: str = "127.0.0.1") -> float:
     """Milliseconds from sending the HTTP request to reading the final result event."""
     started = time.perf_counter()
-    run_id, owner = post(base, SNIPPET)
-    with urllib.request.urlopen(f"{base}/api/runs/{run_id}/events{owner}", timeout=60) as stream:
+    run_id, owner = post(base, SNIPPET, source)
+    connection = connect(base, source)
+    connection.request("GET", f"/api/runs/{run_id}/events{owner}")
+    with connection.getresponse() as stream:
         kind = ""
         for raw in stream:
             line = raw.decode().rstrip("\n")
@@ -93,12 +102,13 @@ def main() -> None:
             if i % 10 == 0:  # interleaved, so both see the same machine noise
                 colds.append(cold_import_ms())
         throughput = {}
-        for clients in (2, 8):
+        for clients, addresses in ((2, 2), (8, 8), (8, 1)):
             total = clients * 8
+            sources = [f"127.0.0.{1 + n % addresses}" for n in range(total)]
             started = time.perf_counter()
             with ThreadPoolExecutor(clients) as pool:
-                list(pool.map(lambda _: run_once(base), range(total)))
-            throughput[clients] = total / (time.perf_counter() - started)
+                list(pool.map(lambda source: run_once(base, source), sources))
+            throughput[clients, addresses] = total / (time.perf_counter() - started)
 
     import torch
 
@@ -118,10 +128,10 @@ def main() -> None:
         f'| cold `python -c "import torch"` | {cold:.0f} | {pct(colds, 0.95):.0f} | {len(colds)} |'
     )
     print(f"\nratio cold import / sandbox run (p50): {cold / p50:.1f}x; target p50 <= 150 ms\n")
-    print("| concurrent clients | runs/s |")
-    print("|---:|---:|")
-    for clients, rate in throughput.items():
-        print(f"| {clients} | {rate:.1f} |")
+    print("| concurrent clients | client addresses | runs/s |")
+    print("|---:|---:|---:|")
+    for (clients, addresses), rate in throughput.items():
+        print(f"| {clients} | {addresses} | {rate:.1f} |")
 
 
 if __name__ == "__main__":

@@ -90,6 +90,8 @@ class _GraderLines:
             *lines, pending = pending.split(b"\n")
             for line in lines:
                 await self._line(line)
+                if self.report is not None or self.fault is not None:
+                    return  # its last word: the jails are torn down after the answer
 
     async def _line(self, line: bytes) -> None:
         try:
@@ -113,10 +115,14 @@ async def execute_grading(
     grader_zygote: Zygote,
     mode_seed: tuple[str, int],
     emit: Emit,
-) -> RunResult:
-    """Run both jails until the grader has reported (or the run is stopped)."""
+) -> tuple[RunResult, asyncio.Task[None]]:
+    """Run both jails until the grader has reported (or the run is stopped). Returns the
+    result at once, with the task that then kills and removes both jails: tearing down two
+    jails takes a few hundred milliseconds the learner need not wait for, but the slot is
+    not free until it is done (worker.py)."""
     started = time.monotonic()
     cgroups: list[RunCgroup] = []
+    jobs = _Jobs()
     try:
         for ctx in (learner, grader):
             lim = ctx.limits
@@ -129,80 +135,97 @@ async def execute_grading(
             grader_pipes = await _fork(grader, grader_zygote, cgroups[1], theirs.fileno())
         except ZygoteDied as exc:
             detail = f"The sandbox's warm process stopped unexpectedly ({exc}); please retry."
-            return RunResult.refused(
+            result = RunResult.refused(
                 learner.run_id, Verdict.INTERNAL_ERROR, detail, backend=learner.backend
             )
+            return result, asyncio.create_task(_clean_up(cgroups, jobs))
         finally:
             ours.close()
             theirs.close()
-        return await _follow(
-            learner, grader, cgroups, learner_pipes, grader_pipes, mode_seed, emit, started
+        result = await _follow(
+            learner, cgroups, learner_pipes, grader_pipes, mode_seed, emit, started, jobs
         )
-    finally:
-        for cgroup in cgroups:  # kills whatever is left of either jail, as execute() does
+    except BaseException:
+        await asyncio.shield(_clean_up(cgroups, jobs))
+        raise
+    return result, asyncio.create_task(_clean_up(cgroups, jobs))
+
+
+@dataclass
+class _Jobs:
+    """What still reads from the jails while they are torn down."""
+
+    tasks: list[asyncio.Task[object]] = field(default_factory=list)
+    output: OutputStreams | None = None
+
+
+async def _clean_up(cgroups: list[RunCgroup], jobs: _Jobs) -> None:
+    """Kill whatever is left of both jails and remove their cgroups; never raises."""
+    try:
+        for cgroup in cgroups:
             await asyncio.shield(asyncio.to_thread(cgroup.remove))
+    except Exception:
+        log.exception("removing a graded run's cgroups failed")
+    finally:
+        for task in jobs.tasks:
+            task.cancel()
+        if jobs.output is not None:
+            jobs.output.close()
 
 
 async def _follow(
     learner: RunContext,
-    grader: RunContext,
     cgroups: list[RunCgroup],
     learner_pipes: _Pipes,
     grader_pipes: _Pipes,
     mode_seed: tuple[str, int],
     emit: Emit,
     started: float,
+    jobs: _Jobs,
 ) -> RunResult:
     with contextlib.suppress(ConnectionError):  # a client gone away is noticed elsewhere
         await emit(Started(learner.backend, learner.device))
     output = OutputStreams(
         learner.limits.output_bytes, emit, lambda: learner.stop(StopReason.OUTPUT)
     )
+    jobs.output = output
     output.attach(learner_pipes.stdout, "stdout")
     output.attach(learner_pipes.stderr, "stderr")
-    streams = asyncio.create_task(output.run())
     lines = _GraderLines(emit)
-    grader_out = asyncio.create_task(lines.follow(await _read_pipe(grader_pipes.stdout)))
     grader_err = asyncio.create_task(_read_all(await _read_pipe(grader_pipes.stderr)))
-    learner_status = asyncio.create_task(_read_all(await _read_pipe(learner_pipes.status)))
-    grader_status = asyncio.create_task(_read_all(await _read_pipe(grader_pipes.status)))
-    cpu_watch = asyncio.create_task(_watch_cpu(learner, cgroups[0]))
+    grader_out = asyncio.create_task(lines.follow(await _read_pipe(grader_pipes.stdout)))
+    jobs.tasks += [
+        asyncio.create_task(output.run()),
+        grader_out,
+        grader_err,
+        asyncio.create_task(_read_all(await _read_pipe(learner_pipes.status))),
+        asyncio.create_task(_read_all(await _read_pipe(grader_pipes.status))),
+        asyncio.create_task(_watch_cpu(learner, cgroups[0])),
+    ]
     stopped = asyncio.create_task(learner.stopped.wait())
-    try:
-        deadline = learner.limits.wall_seconds
-        done, _ = await asyncio.wait(
-            {grader_status, stopped}, timeout=deadline, return_when=asyncio.FIRST_COMPLETED
-        )
-        if grader_status not in done and stopped not in done:
-            learner.stop(StopReason.TIMEOUT)
-        if learner.stop_reason in (StopReason.TIMEOUT, StopReason.CANCEL):
-            await asyncio.to_thread(cgroups[1].kill_all)
-        elif learner.stop_reason is not None:
-            # The learner's jail was stopped (its output or CPU time): the grader carries on,
-            # its remaining requests unanswered, and reports.
-            await asyncio.to_thread(cgroups[0].kill_all)
-            remaining = max(1.0, deadline - (time.monotonic() - started))
-            await asyncio.wait({grader_status}, timeout=remaining)
-            if not grader_status.done():
-                await asyncio.to_thread(cgroups[1].kill_all)
-        await grader_status
-        await asyncio.to_thread(cgroups[0].kill_all)  # the grader is done with it
-        learner_report = await learner_status
-        await grader_out
-        await streams
-    finally:
-        for task in (streams, cpu_watch, stopped, grader_out):
-            task.cancel()
-        output.close()
-    return _result(
-        learner, cgroups[0], learner_report, output, lines, await grader_err, mode_seed, started
+    jobs.tasks.append(stopped)
+    # The grader's stdout ends when it has reported and exited (or died): its last line.
+    deadline = learner.limits.wall_seconds
+    done, _ = await asyncio.wait(
+        {grader_out, stopped}, timeout=deadline, return_when=asyncio.FIRST_COMPLETED
     )
+    if not done:
+        learner.stop(StopReason.TIMEOUT)
+    elif grader_out not in done and learner.stop_reason is not StopReason.CANCEL:
+        # The learner's jail was stopped (its output or CPU time): the grader carries on,
+        # its remaining requests unanswered, and reports.
+        await asyncio.to_thread(cgroups[0].kill_all)
+        remaining = max(1.0, deadline - (time.monotonic() - started))
+        await asyncio.wait({grader_out}, timeout=remaining)
+    stderr = b""
+    if grader_err.done() and not grader_err.cancelled():
+        stderr = grader_err.result()
+    return _result(learner, cgroups[0], output, lines, stderr, mode_seed, started)
 
 
 def _result(
     learner: RunContext,
     cgroup: RunCgroup,
-    learner_report: bytes,
     output: OutputStreams,
     lines: _GraderLines,
     grader_stderr: bytes,
@@ -214,6 +237,14 @@ def _result(
     report = lines.report
     if learner.stop_reason is not None:
         verdict, exit_code, detail = judge(learner.stop_reason, learner.limits, cgroup, b"")
+    elif _oom_killed(cgroup):
+        # One of its processes ran out of memory: the tests it was in failed, the rest were
+        # graded (by a fresh server, or as errors where the whole jail went).
+        verdict, exit_code = Verdict.MEMORY_LIMIT, None
+        detail = (
+            f"Your code needed more than {learner.limits.memory_mb:,} MB of memory in at "
+            "least one test, the limit for a run."
+        )
     if report is None and learner.stop_reason is StopReason.TIMEOUT:
         report = _partial(lines.tests, GradingVerdict.TIMEOUT, detail, mode_seed)
     elif report is None:
@@ -227,7 +258,6 @@ def _result(
             verdict, exit_code = Verdict.INTERNAL_ERROR, None
             detail = "The grader failed (our fault, not your code's); it has been logged."
         report = _partial(lines.tests, GradingVerdict.ERROR, detail, mode_seed)
-    del learner_report  # the learner never exits by itself: the grader's end ends it
     return RunResult(
         id=learner.run_id,
         verdict=verdict,
@@ -249,6 +279,13 @@ def _partial(
     tests: list[TestResult], verdict: GradingVerdict, detail: str, mode_seed: tuple[str, int]
 ) -> GradingReport:
     return GradingReport(verdict, 0.0, tests, detail, mode_seed[1], Mode(mode_seed[0]))
+
+
+def _oom_killed(cgroup: RunCgroup) -> bool:
+    try:
+        return cgroup.oom_killed()
+    except OSError:
+        return False
 
 
 def _cpu_ms(cgroup: RunCgroup) -> int | None:

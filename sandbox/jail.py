@@ -40,6 +40,7 @@ PR_SET_PDEATHSIG, PR_SET_DUMPABLE, PR_CAPBSET_DROP = 1, 4, 24
 # How the jail's processes exit when they could not build the jail: no code has run.
 SETUP_FAILED = 126
 HOSTNAME = b"sandbox"  # the jail's UTS namespace: nothing of the host's name
+IDLE_NICE = 19  # the lowest priority a process can have
 
 
 @dataclass(frozen=True)
@@ -93,6 +94,10 @@ def supervise(
             raise OSError("the zygote exited before the run started")
         for procs in spec.cgroup_procs:
             Path(procs).write_text(str(os.getpid()))
+        if spec.warm:
+            # Warming the compile cache yields to everything else on the host: every process
+            # of the jail inherits this, and the code, unprivileged, cannot raise it again.
+            os.setpriority(os.PRIO_PROCESS, 0, IDLE_NICE)
         check(_libc.unshare(NAMESPACE_FLAGS), "unshare")
         signal.signal(signal.SIGCHLD, signal.SIG_DFL)  # the zygote ignores it; we must wait
         # Held open by this process alone, for as long as it lives: PID 1 reads its end to

@@ -78,9 +78,11 @@ class Pool:
     def uids(self) -> list[int]:
         return [self.uid(slot) for slot in range(self.slots)]
 
-    def full(self) -> bool:
-        """No slot free and no room left in the queue: a new run is turned away."""
-        return not self.free_slots and len(self.waiting) >= self.max_queue
+    def full(self, owner: str | None = None) -> bool:
+        """A new run of `owner` would have to wait (no slot free, or none it may take) and
+        the queue has no room left: it is turned away."""
+        starts_now = self.free_slots and (owner is None or self.running[owner] < self.cap)
+        return not starts_now and len(self.waiting) >= self.max_queue
 
     async def ensure_zygote(self) -> Zygote:
         """The warm process, started or replaced when missing, dead, old or worn."""

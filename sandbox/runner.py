@@ -13,6 +13,7 @@ from sandbox.cgroups import CgroupTree, RunCgroup
 from sandbox.jail import JailSpec
 from sandbox.output import OutputStreams
 from sandbox.protocol import Emit, Limits, RunResult, Started, StopReason, Verdict
+from sandbox.unix_sockets import MAX_UNIX_SOCKETS, POLL_SECONDS, UnixSocketCount
 from sandbox.verdict import cpu_exhausted, judge
 from sandbox.zygote_client import Zygote, ZygoteDied
 
@@ -61,8 +62,10 @@ async def execute(ctx: RunContext, zygote: Zygote, emit: Emit) -> RunResult:
     limits = ctx.limits
     cgroup: RunCgroup | None = None
     try:
+        # Warming the compile cache is background work: the least CPU weight, beside the
+        # idle nice level its processes take (jail.py).
         cgroup = ctx.cgroups.create(
-            memory_mb=limits.memory_mb, pids=limits.pids, cpus=limits.threads
+            memory_mb=limits.memory_mb, pids=limits.pids, cpus=limits.threads, idle=ctx.warm
         )
         try:
             pipes = await _fork(ctx, zygote, cgroup)
@@ -166,6 +169,7 @@ async def _wait_for_end(ctx: RunContext, cgroup: RunCgroup, status: asyncio.Queu
     output). A stopped run is killed here, every process of its cgroup."""
     finished = asyncio.create_task(_read_all(status))
     cpu_watch = asyncio.create_task(_watch_cpu(ctx, cgroup))
+    socket_watch = asyncio.create_task(_watch_unix_sockets(ctx, cgroup))
     stopped = asyncio.create_task(ctx.stopped.wait())
     try:
         done, _ = await asyncio.wait(
@@ -178,7 +182,7 @@ async def _wait_for_end(ctx: RunContext, cgroup: RunCgroup, status: asyncio.Queu
             await asyncio.to_thread(cgroup.kill_all)
         return await finished
     finally:
-        for task in (finished, cpu_watch, stopped):
+        for task in (finished, cpu_watch, socket_watch, stopped):
             task.cancel()
 
 
@@ -188,6 +192,18 @@ async def _watch_cpu(ctx: RunContext, cgroup: RunCgroup) -> None:
         await asyncio.sleep(CPU_POLL_SECONDS)
         if cpu_exhausted(cgroup, ctx.limits):
             ctx.stop(StopReason.CPU)
+            return
+
+
+async def _watch_unix_sockets(ctx: RunContext, cgroup: RunCgroup) -> None:
+    # The buffers Unix sockets queue are kernel memory the cgroup counts only in part: the
+    # number of sockets bounds them (unix_sockets.py).
+    count = UnixSocketCount(cgroup.pids)
+    while True:
+        await asyncio.sleep(POLL_SECONDS)
+        held = count.read()
+        if held is not None and held > MAX_UNIX_SOCKETS:
+            ctx.stop(StopReason.UNIX_SOCKETS)
             return
 
 

@@ -120,6 +120,8 @@ ANSWERED_X86_64: dict[str, tuple[int, int]] = {
 _FIRST_UNREVIEWED = 463
 
 _SOCKET, _SOCKETPAIR, _CLONE, _MMAP, _MEMFD_CREATE, _SHMGET, _PRCTL = 41, 53, 56, 9, 319, 29, 157
+_SETSOCKOPT = 54
+SOL_SOCKET, SO_SNDBUF, SO_SNDBUFFORCE = 1, 7, 32
 AF_UNIX, AF_INET, AF_INET6 = 1, 2, 10
 SOCK_STREAM, SOCK_DGRAM, SOCK_TYPE_MASK = 1, 2, 0xF  # the type without NONBLOCK / CLOEXEC
 IPPROTO_TCP, IPPROTO_UDP = 6, 17
@@ -165,6 +167,7 @@ def build_filter() -> bytes:
         _MEMFD_CREATE: "memfd_create",
         _SHMGET: "shmget",
         _PRCTL: "prctl",
+        _SETSOCKOPT: "setsockopt",
     }
     for number, name in checked.items():
         p.jump(JEQ_K, number, true=name)
@@ -206,6 +209,18 @@ def _socket_checks(p: Program) -> None:
     p.load(arg_low(0))
     p.jump(JEQ_K, AF_UNIX, true="allow")
     p.ret(errno(EAFNOSUPPORT))
+    # A socket's send buffer bounds what it may queue, in kernel memory the memory cgroup
+    # counts only in part (unix_sockets.py): it stays at the host's default. Setting it
+    # succeeds without running, as a host whose wmem_max is its default clamps it silently.
+    p.label("setsockopt")
+    p.load(arg_low(1))
+    p.jump(JEQ_K, SOL_SOCKET, false="allow")
+    p.load(arg_low(2))
+    p.jump(JEQ_K, SO_SNDBUF, true="send_buffer")
+    p.jump(JEQ_K, SO_SNDBUFFORCE, true="send_buffer")
+    p.ret(RET_ALLOW)
+    p.label("send_buffer")
+    p.ret(errno(0))
 
 
 def _flag_checks(p: Program) -> None:

@@ -12,6 +12,7 @@ from sandbox.cgroups import RunCgroup
 from sandbox.jail import SETUP_FAILED
 from sandbox.output import human_bytes
 from sandbox.protocol import Limits, StopReason, Verdict
+from sandbox.unix_sockets import MAX_UNIX_SOCKETS
 
 
 class Judgement(NamedTuple):
@@ -67,6 +68,14 @@ def _stopped(reason: StopReason, limits: Limits) -> Judgement:
             return Judgement(Verdict.KILLED, None, "Cancelled.")
         case StopReason.CPU:
             return Judgement(Verdict.TIMEOUT, None, _cpu_detail(limits))
+        case StopReason.UNIX_SOCKETS:
+            return Judgement(
+                Verdict.MEMORY_LIMIT,
+                None,
+                f"Stopped: the run held more than {MAX_UNIX_SOCKETS} Unix sockets at once, the "
+                "limit for a run (what they queue is kernel memory its memory limit cannot "
+                "count in full).",
+            )
         case _:
             assert_never(reason)
 

@@ -75,6 +75,7 @@ class Worker:
         # Lab pages whose samples the trusted step compiles once ready (compile_cache.py).
         self.labs_dir = labs_dir
         self.warming_task: asyncio.Task[None] | None = None
+        self.teardowns: set[asyncio.Task[None]] = set()  # graded runs' jails going away
         if self.problem is None:
             self.problem = self._prepare()
         if self.problem is None:
@@ -211,7 +212,7 @@ class Worker:
         pool = self.pick(request.backend)
         if pool is None:
             return refuse(Verdict.REJECTED, "This server has no CUDA GPU: choose the cpu backend.")
-        if pool.full():
+        if pool.full(request.owner):
             await emit(Busy(retry_after=BUSY_RETRY_SECONDS))
             return refuse(Verdict.REJECTED, "The queue is full; try again in a few seconds.")
         return await self._execute(pool, request, emit, contexts)
@@ -228,6 +229,8 @@ class Worker:
         folder as its writable compile cache."""
 
         slot = await pool.acquire(emit, request.owner)
+        # A graded run answers before its jails are torn down; the slot waits for that.
+        teardown: asyncio.Task[None] | None = None
         try:
             try:
                 zygote = await pool.ensure_zygote()
@@ -238,7 +241,7 @@ class Worker:
             contexts.append(ctx)
             started = time.monotonic()
             if request.grading is not None:
-                result = await self._grade(ctx, zygote, request, emit)
+                result, teardown = await self._grade(ctx, zygote, request, emit)
             else:
                 result = await execute(ctx, zygote, emit)
             if warm_into is None:
@@ -247,18 +250,24 @@ class Worker:
                 pool.zygote = None  # replaced on the next run
             return result
         finally:
-            pool.release(slot)
+            if teardown is None:
+                pool.release(slot)
+            else:
+                self.teardowns.add(teardown)  # held here: the loop keeps only weak references
+                teardown.add_done_callback(self.teardowns.discard)
+                teardown.add_done_callback(lambda _: pool.release(slot))
 
     async def _grade(
         self, ctx: RunContext, zygote: Zygote, request: RunRequest, emit: Emit
-    ) -> RunResult:
+    ) -> tuple[RunResult, asyncio.Task[None] | None]:
         """A graded run: the learner's jail in its slot, the grader's beside it, forked from
         the CPU zygote whatever the backend (the reference runs on the CPU)."""
         assert request.grading is not None
         try:
             grader_zygote = await self.pools["cpu"].ensure_zygote()
         except ZygoteDied as exc:
-            return _refused(request, Verdict.INTERNAL_ERROR, f"The sandbox could not start: {exc}")
+            detail = f"The sandbox could not start: {exc}"
+            return _refused(request, Verdict.INTERNAL_ERROR, detail), None
         seed = request.grading.seed if request.grading.seed is not None else secrets.randbits(62)
         payload = payload_for(request.code, request.grading, seed, ctx.backend)
         ctx.role = "learner"

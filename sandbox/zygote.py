@@ -47,7 +47,8 @@ def warm_up() -> float:
     # Both sides of a graded run, whose jails do not mount the sandbox package.
     import sandbox.grading
     import sandbox.grading.grader
-    import sandbox.grading.learner  # noqa: F401
+    import sandbox.grading.learner
+    import sandbox.lab.backprop_lab.stats  # noqa: F401  (the performance test's statistics)
 
     return time.perf_counter() - started
 

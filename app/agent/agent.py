@@ -1,5 +1,6 @@
 """One agent: takes its pool's jobs while its worker has free slots, runs each through the
-worker, and keeps its heartbeat and its runs' leases fresh.
+worker, and keeps its heartbeat and its runs' leases fresh. Jobs come owners in turn, and
+no owner's runs hold more of its slots than `owner_cap` allows (fleet/jobs.py's `take`).
 
 What a delivery does depends on what Redis says of its run (fleet/jobs.py's `begin`):
   - cancelled before it started: it ends `killed`, never handed to the worker;
@@ -20,12 +21,14 @@ import logging
 import os
 import secrets
 import socket
+from collections import Counter
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
 from redis.asyncio import Redis
 from redis.exceptions import RedisError
 
+from app.agent import upkeep
 from app.agent.executors import Executor
 from app.agent.metrics import AgentMetrics
 from app.logs import bound
@@ -35,19 +38,28 @@ from app.runqueue.fleet import (
     NEVER_STARTED,
     events,
     jobs,
-    keys,
     liveness,
     results,
+    waiting,
 )
 from app.runqueue.fleet.jobs import Begin, Delivery
 from app.runqueue.fleet.queue import FleetTiming
 from app.runqueue.worker_socket import WorkerLost, WorkerUnreachable
-from sandbox.protocol import Event, Finished, RunRequest, RunResult, Started, Verdict, WorkerStatus
+from sandbox.protocol import (
+    Event,
+    Finished,
+    RunRequest,
+    RunResult,
+    Started,
+    Verdict,
+    WorkerStatus,
+    owner_cap,
+)
 
 log = logging.getLogger("backprop.agent")
 MAX_DELIVERIES = 2  # the first, and one more when the first never started the run
 UNREPORTED_SLOTS = 2  # taken at once when neither the worker nor the command line says
-WATCH_SECONDS = 0.25  # how often cancels are looked for (a cancel takes about this long)
+HELD_BACK_SECONDS = 0.25  # how often jobs are looked for while only capped owners' wait
 
 
 @dataclass
@@ -79,6 +91,7 @@ class Agent:
         self.worker = WorkerStatus.unavailable("not asked yet")
         self.held: dict[str, Held] = {}
         self.tasks: set[asyncio.Task[None]] = set()
+        self.owners: dict[asyncio.Task[None], str] = {}  # whose turn each task's job took
         self.changed = asyncio.Event()  # a slot freed, or the worker's state changed
         self.stopping = False  # ends the helper loops, should a cancel be lost in a Redis call
 
@@ -98,7 +111,10 @@ class Agent:
 
     async def run(self, stop: asyncio.Event) -> None:
         """Take and run jobs until `stop` is set; then let the runs in hand end."""
-        helpers = [asyncio.create_task(self._beat_forever()), asyncio.create_task(self._watch())]
+        helpers = [
+            asyncio.create_task(upkeep.beat_forever(self)),
+            asyncio.create_task(upkeep.watch(self)),
+        ]
         try:
             await self._take_until(stop)
             if self.tasks:
@@ -109,22 +125,34 @@ class Agent:
                 helper.cancel()
             await asyncio.wait(helpers, timeout=self.timing.heartbeat_seconds + 1)
             with contextlib.suppress(RedisError, OSError):
-                await liveness.withdraw(self.redis, self._info())
+                await liveness.withdraw(self.redis, self.info())
 
     async def _take_until(self, stop: asyncio.Event) -> None:
         lease_ms, block_ms = self.timing.lease_ms, int(self.timing.heartbeat_seconds * 1000)
         while not stop.is_set():
             free = self.capacity - len(self.tasks)
             if free <= 0 or not self.ready:
-                self.changed.clear()
-                with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(self.changed.wait(), self.timing.heartbeat_seconds)
+                await self._wait_for_a_change()
                 continue
             try:
                 found = await jobs.reclaim(self.redis, self.pool, self.agent_id, free, lease_ms)
-                found = found or await jobs.read_new(
-                    self.redis, self.pool, self.agent_id, free, block_ms
-                )
+                if not found:
+                    taken = await waiting.take(
+                        self.redis,
+                        self.pool,
+                        self.agent_id,
+                        free,
+                        cap=owner_cap(self.capacity),
+                        held=Counter(self.owners.values()),
+                    )
+                    found = taken.deliveries
+                    if not found and taken.held_back:
+                        # What waits is owners' who hold their share here already: look
+                        # again when one of their runs ends, or soon for a newcomer's job
+                        # (its bell woke another agent, or nobody).
+                        await self._wait_for_a_change(HELD_BACK_SECONDS)
+                    elif not found:
+                        await waiting.wait_for_jobs(self.redis, self.pool, block_ms)
             except (RedisError, OSError) as exc:
                 log.warning("taking jobs from Redis failed: %s", exc)
                 await asyncio.sleep(self.timing.heartbeat_seconds)
@@ -134,10 +162,19 @@ class Agent:
                 with bound(run_id=delivery.run_id):
                     task = asyncio.create_task(self._handle(delivery))
                 self.tasks.add(task)
+                self.owners[task] = delivery.owner
                 task.add_done_callback(self._done)
+
+    async def _wait_for_a_change(self, seconds: float | None = None) -> None:
+        """Until a slot frees or the worker's state changes; `seconds` (a heartbeat) at most."""
+        self.changed.clear()
+        limit = min(seconds or self.timing.heartbeat_seconds, self.timing.heartbeat_seconds)
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self.changed.wait(), limit)
 
     def _done(self, task: asyncio.Task[None]) -> None:
         self.tasks.discard(task)
+        self.owners.pop(task, None)
         self.changed.set()
 
     async def _handle(self, delivery: Delivery) -> None:
@@ -246,7 +283,7 @@ class Agent:
                     return
                 await asyncio.sleep(self.timing.heartbeat_seconds)
 
-    def _info(self) -> liveness.AgentInfo:
+    def info(self) -> liveness.AgentInfo:
         return liveness.AgentInfo(
             agent_id=self.agent_id,
             pool=self.pool,
@@ -255,46 +292,3 @@ class Agent:
             device=self.worker.devices.get(self.pool, ""),
             ready=self.ready,
         )
-
-    def _say_capacity(self) -> None:
-        runs_at_once = self.worker.slots.get(self.pool)
-        if self.slots and runs_at_once is not None and self.slots > runs_at_once:
-            log.warning(
-                "--slots %d is more than the %d %s runs the worker runs at once: taking %d",
-                self.slots,
-                runs_at_once,
-                self.pool,
-                runs_at_once,
-            )
-        if self.ready:
-            log.info("worker ready: taking up to %d %s runs at once", self.capacity, self.pool)
-
-    async def _beat_forever(self) -> None:
-        while not self.stopping:
-            was = self.ready, self.capacity
-            self.worker = await self.executor.status()
-            if (self.ready, self.capacity) != was:
-                self.changed.set()
-                self._say_capacity()
-            try:
-                await liveness.advertise(self.redis, self._info(), self.timing.lease_ms)
-                for held in list(self.held.values()):
-                    delivery = held.delivery
-                    if not await jobs.renew(
-                        self.redis, delivery, self.agent_id, self.timing.lease_ms
-                    ):
-                        held.cancel.set()  # another delivery has the run now
-                self.metrics.beat()
-            except (RedisError, OSError) as exc:
-                log.warning("heartbeat failed: %s", exc)
-            await asyncio.sleep(self.timing.heartbeat_seconds)
-
-    async def _watch(self) -> None:
-        """Stop runs that were cancelled, or whose delivery the database refused."""
-        while not self.stopping:
-            await asyncio.sleep(min(WATCH_SECONDS, self.timing.heartbeat_seconds))
-            for held in list(self.held.values()):
-                run_id, token = held.delivery.run_id, held.delivery.token
-                with contextlib.suppress(RedisError, OSError):
-                    if await self.redis.exists(keys.cancel(run_id), keys.revoked(token)):
-                        held.cancel.set()

@@ -141,20 +141,24 @@ class CgroupTree(ABC):
         """Make the folders; OSError (with words for the status) when this host cannot."""
 
     @abstractmethod
-    def make(self, name: str, *, memory_mb: int, pids: int, cpus: float) -> RunCgroup:
+    def make(
+        self, name: str, *, memory_mb: int, pids: int, cpus: float, idle: bool = False
+    ) -> RunCgroup:
         """Create the cgroup `name` with these limits (the folders exist once this returns,
-        even when it raises: `create` removes them then)."""
+        even when it raises: `create` removes them then). `idle`: the least CPU weight, so
+        that the run gets CPU only when nothing beside it wants it (warming the compile
+        cache, which must not slow the pages or the learners' runs)."""
 
     @abstractmethod
     def open(self, name: str) -> RunCgroup:
         """The run cgroup `name` as it stands (its folders may or may not exist)."""
 
-    def create(self, *, memory_mb: int, pids: int, cpus: float) -> RunCgroup:
+    def create(self, *, memory_mb: int, pids: int, cpus: float, idle: bool = False) -> RunCgroup:
         """A new run cgroup with a random name: nothing the code can see (its cgroup path)
         tells it the run's id. Nothing is left behind when this fails."""
         name = f"{RUN_PREFIX}{secrets.token_hex(8)}"
         try:
-            return self.make(name, memory_mb=memory_mb, pids=pids, cpus=cpus)
+            return self.make(name, memory_mb=memory_mb, pids=pids, cpus=cpus, idle=idle)
         except BaseException:
             self.open(name).remove(timeout_seconds=1.0)
             raise

@@ -16,6 +16,7 @@ from sandbox.cgroups.base import (
 from sandbox.cgroups.layout import Layout
 
 CFS_PERIOD_US = 100_000
+IDLE_SHARES = 2  # the least cpu.shares the kernel takes (1024 is everyone's default)
 
 
 def _unique(paths: dict[str, Path]) -> list[Path]:
@@ -91,7 +92,9 @@ class TreeV1(CgroupTree):
     def open(self, name: str) -> CgroupV1:
         return CgroupV1({c: base / name for c, base in self.base.items()})
 
-    def make(self, name: str, *, memory_mb: int, pids: int, cpus: float) -> CgroupV1:
+    def make(
+        self, name: str, *, memory_mb: int, pids: int, cpus: float, idle: bool = False
+    ) -> CgroupV1:
         cgroup = self.open(name)
         for path in cgroup.folders():
             path.mkdir()
@@ -106,6 +109,8 @@ class TreeV1(CgroupTree):
         write(dirs["pids"] / "pids.max", str(pids))
         write(dirs["cpu"] / "cpu.cfs_period_us", str(CFS_PERIOD_US))
         write(dirs["cpu"] / "cpu.cfs_quota_us", str(int(CFS_PERIOD_US * cpus)))
+        if idle:
+            write(dirs["cpu"] / "cpu.shares", str(IDLE_SHARES))
         if "hugetlb" in dirs:
             # Huge pages come from a host-wide pool that the memory limit does not count.
             for limit_file in dirs["hugetlb"].glob("hugetlb.*.limit_in_bytes"):

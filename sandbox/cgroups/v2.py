@@ -20,6 +20,7 @@ from sandbox.cgroups.base import (
 from sandbox.cgroups.layout import V2_OPTIONAL, V2_REQUIRED, Layout
 
 CPU_PERIOD_US = 100_000
+IDLE_WEIGHT = 1  # the least cpu.weight (100 is everyone's default)
 WORKER_LEAF = "backprop-worker"  # where the worker moves itself (see TreeV2.prepare)
 
 
@@ -129,7 +130,9 @@ class TreeV2(CgroupTree):
     def open(self, name: str) -> CgroupV2:
         return CgroupV2(self.base / name)
 
-    def make(self, name: str, *, memory_mb: int, pids: int, cpus: float) -> CgroupV2:
+    def make(
+        self, name: str, *, memory_mb: int, pids: int, cpus: float, idle: bool = False
+    ) -> CgroupV2:
         cgroup = self.open(name)
         path = cgroup.path
         path.mkdir()
@@ -140,6 +143,8 @@ class TreeV2(CgroupTree):
             write(path / "memory.oom.group", "1")  # an OOM kill takes the whole run
         write(path / "pids.max", str(pids))
         write(path / "cpu.max", f"{int(CPU_PERIOD_US * cpus)} {CPU_PERIOD_US}")
+        if idle:
+            write(path / "cpu.weight", str(IDLE_WEIGHT))
         if "hugetlb" in self.controllers:
             for limit_file in path.glob("hugetlb.*.max"):
                 write(limit_file, "0")

@@ -64,6 +64,7 @@ def run(payload_text: str, learner_fd: int, threads: int) -> int:
             forbid=config.forbid,
             seed=int(payload["seed"]),
             mode=request.mode,
+            performance=config.performance,
         )
 
         def on_result(result: TestResult) -> None:

@@ -48,8 +48,9 @@ def run(code: str, grader_fd: int, threads: int, cuda: bool, gpu_memory_fraction
 def serve(code: str, grader_fd: int, device: str) -> int:
     """The relay. Returns once the grader has closed its end."""
     grader = socket.socket(fileno=grader_fd)
-    server: tuple[int, socket.socket] | None = None
-    restarted = False
+    # The first server starts loading the code at once, while the grader sets itself up.
+    server: tuple[int, socket.socket] | None = _fork_server(code, grader, device, quiet=False)
+    unread = True  # the server's first frame (did the code load?) is still to be read
     while True:
         try:
             head, body = wire.receive(grader)
@@ -61,10 +62,15 @@ def serve(code: str, grader_fd: int, device: str) -> int:
         except (ValueError, TypeError):
             timeout = 10.0
         if server is None:
-            server = _fork_server(code, grader, device, quiet=restarted)
-            restarted = True
-            ready = _answer(server, LOAD_SECONDS)
-            if header.get("op") == "load" or not _is_ok(ready):
+            server = _fork_server(code, grader, device, quiet=True)
+            unread = True
+        if unread:
+            unread = False
+            # The first load may take LOAD_SECONDS; a server forked again after a crash
+            # loads within the call's own time (the grader waits twice that, remote.py).
+            first = header.get("op") == "load"
+            ready = _answer(server, max(timeout, LOAD_SECONDS) if first else timeout)
+            if first or not _is_ok(ready):
                 # The load's own answer, or the reason the code no longer loads.
                 _reply(grader, ready)
                 if not _is_ok(ready):

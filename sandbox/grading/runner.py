@@ -7,12 +7,12 @@ from __future__ import annotations
 import copy
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import torch
 
-from sandbox.grading import api_rules, checks
+from sandbox.grading import api_rules, checks, perf
 from sandbox.grading.compare import Comparison, Mismatch, Tolerance, norm_ratio
 from sandbox.grading.draws import Draw, case_seed
 from sandbox.grading.dsl import CATEGORY_WEIGHTS, Case, Test
@@ -39,7 +39,8 @@ class Grading:
     forbid: Sequence[str]
     seed: int
     mode: Mode = Mode.SUBMIT
-    performance: dict[str, Any] | None = None
+    performance: dict[str, Any] | None = None  # exercise.yml's: graded, max_ratio
+    measured: dict[str, Any] | None = None  # the performance test's figures, once run
 
 
 def selected(tests: Sequence[Test], mode: Mode) -> list[Test]:
@@ -67,7 +68,8 @@ def grade(
                 lost = "Not run: " + result.message
         results.append(result)
         on_result(result)
-    return report(results, g.seed, g.mode, load_problem)
+    final = report(results, g.seed, g.mode, load_problem)
+    return replace(final, performance=g.measured)
 
 
 LOST_PREFIX = "Your code's process ended"
@@ -104,6 +106,11 @@ def run_test(g: Grading, test: Test) -> TestResult:
         problems = api_rules.violations(g.learner_source, test.options.get("forbid") or g.forbid)
         return done(TestStatus.FAIL, "; ".join(problems[:5])) if problems else done(TestStatus.PASS)
     try:
+        if test.kind == "performance":
+            text, g.measured = perf.measure(
+                test, g.learner, g.reference, g.seed, g.performance or {}
+            )
+            return done(TestStatus.PASS, text)
         g.learner.begin(test.name)
         for index in range(test.cases):
             for k, dtype in enumerate(test.dtypes):
@@ -115,6 +122,9 @@ def run_test(g: Grading, test: Test) -> TestResult:
                 except Mismatch as exc:
                     where = f"case {index + 1} of {test.cases} ({dtype}{_shapes(c)})"
                     return done(TestStatus.FAIL, f"{where}: {exc}")
+    except perf.SlowerThanAllowed as exc:
+        g.measured = exc.figures
+        return done(TestStatus.FAIL, str(exc))
     except LearnerError as exc:
         status = TestStatus.TIMEOUT if exc.status == "timeout" else TestStatus.ERROR
         message = str(exc)

@@ -38,5 +38,6 @@ def grade_in_process(
         forbid=exercise.config.forbid,
         seed=seed,
         mode=mode,
+        performance=exercise.config.performance,
     )
     return grade(grading, on_result, problem)

@@ -50,6 +50,7 @@ class StopReason(StrEnum):
     CPU = "cpu"  # CPU-time limit of the whole run
     OUTPUT = "output"  # printed past the output limit
     CANCEL = "cancel"  # the client asked, or went away
+    UNIX_SOCKETS = "unix_sockets"  # held more Unix sockets than a run may (their buffers)
 
 
 def check_code(code: object) -> str | None:

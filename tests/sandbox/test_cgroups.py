@@ -93,9 +93,12 @@ def test_v1_with_cpu_and_cpuacct_mounted_together(tmp_path: Path) -> None:
     assert len(cgroup.procs_files()) == 3
     shared = tmp_path / "cpu,cpuacct" / cgroups.PARENT / KEY / "run-1"
     assert (shared / "cpu.cfs_quota_us").read_text() == "150000"
+    assert not (shared / "cpu.shares").exists()  # the kernel's default, as for anyone
     memory = tmp_path / "memory/svc" / cgroups.PARENT / KEY / "run-1"
     assert (memory / "memory.limit_in_bytes").read_text() == str(300 << 20)
     assert [c.folders()[0].name for c in tree.leftovers()] == ["run-1"]
+    idle = tree.make("run-2", memory_mb=300, pids=64, cpus=1.5, idle=True)
+    assert (idle.dirs["cpu"] / "cpu.shares").read_text() == "2"  # the least there is
 
 
 def test_v1_in_a_container_whose_hierarchy_is_mounted_from_a_subfolder(tmp_path: Path) -> None:
@@ -181,6 +184,14 @@ def test_v2_delegates_the_controllers_and_sets_every_limit(tmp_path: Path) -> No
     assert (run / "pids.max").read_text() == "32"
     assert (run / "cpu.max").read_text() == "200000 100000"
     assert cgroup.procs_files() == [str(run / "cgroup.procs")]
+    assert not (run / "cpu.weight").exists()  # the kernel's default weight, as for anyone
+
+
+def test_v2_gives_an_idle_run_the_least_cpu_weight(tmp_path: Path) -> None:
+    own, tree = v2_tree(tmp_path)
+    tree.prepare()
+    tree.make("run-1", memory_mb=512, pids=32, cpus=2, idle=True)
+    assert (own / cgroups.PARENT / KEY / "run-1" / "cpu.weight").read_text() == "1"
 
 
 def test_v2_reads_back_out_of_memory_kills_peak_memory_and_cpu_time(tmp_path: Path) -> None:

@@ -1,12 +1,14 @@
 """The compile cache runs start from: what the trusted step compiles, how the folder is
 sealed, and (with a real worker) that a run tampering with its cache changes nothing that a
-later run loads."""
+later run loads, and that warming runs at idle priority."""
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import re
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -16,9 +18,10 @@ from sqlmodel import Session, select
 
 from app.models import CodeSample, Item
 from app.services.labs import parse_results
+from sandbox.cgroups import CgroupTree
 from sandbox.compile_cache import lab_programs, seal
 from tests.support.paths import CONTENT_DIR
-from tests.support.sandbox_worker import needs_isolation, running_worker
+from tests.support.sandbox_worker import needs_isolation, running_worker, worker_tree
 
 # A lab small enough to compile in a few seconds: the harness, one fused elementwise chain.
 TINY_LAB = """\
@@ -50,6 +53,34 @@ for folder, _, files in os.walk("/tmp/.compile-cache"):
 print("changed", changed)
 print("mounts", open("/proc/self/mountinfo").read())
 """
+
+
+# A "lab" that records, in its cache folder (writable while warming), the nice level it runs
+# at, and stays a moment so that the test can read its cgroup's CPU weight from the host.
+IDLE_LAB = """\
+---
+title: idle
+---
+
+```python
+import os, time
+with open("/tmp/.compile-cache/nice", "w") as f:
+    f.write(str(os.getpriority(os.PRIO_PROCESS, 0)))
+time.sleep(5)
+```
+"""
+NICE_OF_A_RUN = "import os, time\nprint(os.getpriority(os.PRIO_PROCESS, 0))\ntime.sleep(5)\n"
+
+
+def _cpu_weights(tree: CgroupTree) -> set[str]:
+    """The CPU weight of each run cgroup there now: cpu.shares (v1) or cpu.weight (v2)."""
+    found = set()
+    for cgroup in tree.leftovers():
+        for folder in cgroup.folders():
+            for name in ("cpu.shares", "cpu.weight"):
+                with contextlib.suppress(OSError):
+                    found.add((folder / name).read_text().strip())
+    return found
 
 
 def _result_line(result: dict[str, Any]) -> dict[str, Any]:
@@ -140,3 +171,34 @@ def test_a_run_that_tampers_with_the_cache_affects_no_later_run(tmp_path: Path) 
         after = _result_line(worker.run(code))
         assert after["receipt"]["compile_cache"] == "warm", after["receipt"]
         assert after["correct"] is True
+
+
+@needs_isolation
+def test_warming_runs_at_idle_priority_and_runs_at_normal(tmp_path: Path) -> None:
+    labs = tmp_path / "labs"
+    labs.mkdir()
+    (labs / "01-idle.md").write_text(IDLE_LAB)
+    with running_worker(tmp_path / "worker", "--warm-labs", str(labs)) as worker:
+        assert worker.state_dir is not None
+        tree = worker_tree(worker.state_dir)
+        weights: set[str] = set()
+        deadline = time.monotonic() + 120
+        while not worker.status()["compile_cache"]["cpu"].startswith("ready"):
+            weights |= _cpu_weights(tree)
+            assert time.monotonic() < deadline, worker.status()
+            time.sleep(0.1)
+        assert weights in ({"2"}, {"1"}), weights  # the least: v1's cpu.shares, v2's weight
+        sealed = worker.state_dir / "compile-cache" / "cpu"
+        assert (sealed / "nice").read_text() == "19"
+
+        results: list[dict[str, Any]] = []
+        run = threading.Thread(target=lambda: results.append(worker.run(NICE_OF_A_RUN)))
+        run.start()
+        weights = set()
+        while run.is_alive():
+            weights |= _cpu_weights(tree)
+            time.sleep(0.1)
+        run.join()
+        out = "".join(event.get("data", "") for event in results[0]["events"])
+        assert results[0]["verdict"] == "ok" and out == "0\n"
+        assert weights in ({"1024"}, {"100"}), weights  # everyone's default

@@ -167,3 +167,39 @@ def test_draws_are_seeded_per_case_and_reach_the_edges() -> None:
     assert Draw(5, case=0).size(0, 64) == 0
     odd = Draw(5, case=1).size(1, 64)
     assert odd % 2 == 1 and odd & (odd - 1) != 0
+
+
+def test_a_graded_performance_test_fails_a_solution_far_slower_than_the_reference(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from sandbox.grading import case, perf, performance
+
+    # On a busy machine the spread of microsecond calls passes the noise rule, which would
+    # then (rightly) decline to grade: here only the ratio decides.
+    monkeypatch.setattr(perf, "MAX_SPREAD", float("inf"))
+    from sandbox.grading.runner import Grading, grade
+    from sandbox.grading.solution import LocalSolution
+    from sandbox.protocol import TestStatus
+
+    fast = "import torch\ndef double(x):\n    return x * 2\n"
+    slow = "import time\ndef double(x):\n    time.sleep(0.01)\n    return x * 2\n"
+    test = performance("time", "double", lambda d: case(d.tensor((8, 8))), rounds=3, calls=4)
+    results = {}
+    for name, code in (("fast", fast), ("slow", slow)):
+        report = grade(
+            Grading(
+                tests=[test],
+                learner=LocalSolution.from_source(code),
+                reference=LocalSolution.from_source(fast, "reference.py"),
+                learner_source=code,
+                tolerances={},
+                forbid=[],
+                seed=0,
+                performance={"graded": True, "max_ratio": 3.0},
+            )
+        )
+        results[name] = report.tests[0]
+        assert report.performance is not None and report.performance["max_ratio"] == 3.0
+    assert results["slow"].status is TestStatus.FAIL, results["slow"].message
+    assert "the limit is 3x" in results["slow"].message
+    assert "interleaved rounds" in results["fast"].message

@@ -43,9 +43,13 @@ def test_the_reference_passes_through_the_jails(worker: WorkerHandle, slug: str)
     assert len(streamed) == len(ex.tests())
 
 
-def test_a_mutant_fails_a_hidden_test_through_the_jails(worker: WorkerHandle) -> None:
-    ex = exercise("stable-softmax")
-    grading = graded(worker, ex, ex.mutants["no_max_subtraction"])["grading"]
+@pytest.mark.parametrize(
+    "slug", ["stable-softmax", "gelu-autograd-function", "adamw-bias-correction"]
+)
+def test_a_mutant_fails_a_hidden_test_through_the_jails(worker: WorkerHandle, slug: str) -> None:
+    ex = exercise(slug)
+    first_mutant = sorted(ex.mutants)[0]
+    grading = graded(worker, ex, ex.mutants[first_mutant])["grading"]
     assert grading["verdict"] == "failed"
     assert any(t["hidden"] and t["status"] == "fail" for t in grading["tests"])
 
@@ -71,3 +75,18 @@ def test_code_that_does_not_load_is_an_error_with_its_traceback(worker: WorkerHa
     assert grading["verdict"] == "error"
     assert "SyntaxError" in grading["detail"]
     assert all(t["status"] == "error" for t in grading["tests"])
+
+
+def test_the_jailed_grader_and_the_trusted_runner_agree(worker: WorkerHandle) -> None:
+    """The honesty matrix runs in-process (tests/exercises); it proves the jailed path's
+    suites only if both give the same results for the same code and seed."""
+    from sandbox.grading.trusted import grade_in_process
+
+    ex = exercise("gelu-autograd-function")
+    for code in (ex.mutants["missing_pdf_term"], ex.mutants["tanh_approximation"]):
+        jailed = graded(worker, ex, code, seed=5)["grading"]
+        trusted = grade_in_process(ex, code, seed=5)
+        assert [(t["name"], t["status"]) for t in jailed["tests"]] == [
+            (t.name, t.status.value) for t in trusted.tests
+        ]
+        assert jailed["score"] == trusted.score

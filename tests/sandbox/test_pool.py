@@ -160,3 +160,17 @@ def test_a_run_that_gives_up_waiting_leaves_the_queue_and_its_turn_passes_on() -
     order, turns = run_async(scenario())
     assert order == ["a1", "c1"]
     assert turns == {}  # nothing waits or runs: no owner is remembered
+
+
+def test_the_queue_is_full_for_a_run_that_would_wait_not_for_one_that_starts_at_once() -> None:
+    async def scenario() -> None:
+        pool = Pool("cpu", "test cpu", 2, max_queue=1, first_uid=61000, state_dir=Path("/x"))
+        starts = Starts(pool)
+        await starts.ask("a1", "a")
+        assert not pool.full("a")  # a second run of a's would wait, and there is room
+        await starts.ask("a2", "a")
+        assert pool.full("a")  # a third would wait too, and the queue is full
+        assert not pool.full("b")  # b's run takes the free slot at once
+        assert not pool.full()  # so does a run without an owner
+
+    run_async(scenario())

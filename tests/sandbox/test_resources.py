@@ -5,8 +5,11 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
+from sandbox.unix_sockets import MAX_UNIX_SOCKETS
 from tests.support.sandbox_worker import WorkerHandle, needs_isolation
 
 pytestmark = needs_isolation
@@ -65,7 +68,8 @@ def mem_available_mb() -> int:
     raise AssertionError("no MemAvailable")
 
 
-def test_kernel_buffers_a_run_fills_count_against_its_memory_limit(worker: WorkerHandle) -> None:
+def lowest_mem_available_during(run: Callable[[], dict[str, Any]]) -> tuple[dict[str, Any], int]:
+    """`run()`'s result, and how far the host's MemAvailable fell meanwhile (MB)."""
     before = sorted(mem_available_mb() for _ in range(20))[10]
     lowest = before
     done = threading.Event()
@@ -79,16 +83,96 @@ def test_kernel_buffers_a_run_fills_count_against_its_memory_limit(worker: Worke
     watcher = threading.Thread(target=watch)
     watcher.start()
     try:
-        result = worker.run(FILL, limits={"memory_mb": MEMORY_MB, "wall_seconds": 60})
+        result = run()
     finally:
         done.set()
         watcher.join()
-    # The cgroup is charged for the buffers: the run ends at its limit, or holds less.
+    return result, before - lowest
+
+
+def test_kernel_buffers_a_run_fills_count_against_its_memory_limit(worker: WorkerHandle) -> None:
+    result, fell = lowest_mem_available_during(
+        lambda: worker.run(FILL, limits={"memory_mb": MEMORY_MB, "wall_seconds": 60})
+    )
+    # Stopped at its limit (of memory, or of Unix sockets), or it holds less.
     assert result["verdict"] in ("memory_limit", "ok"), (result["verdict"], result["stderr"])
     if result["verdict"] == "ok":
         assert int(result["stdout"].split("holding ")[1].split()[0]) <= MEMORY_MB
-    fell = before - lowest
     assert fell <= MEMORY_MB + MARGIN_MB, f"MemAvailable fell {fell} MB"
+
+
+# Socketpairs filled both ways with one-byte messages, in four processes, each end's send
+# buffer asked as large as may be: each message's buffer head is kernel memory the memory
+# cgroup does not count (sandbox/unix_sockets.py). Unbounded, this took the host 757 MiB
+# down under a 512 MB limit (bench/kernel_memory.py).
+HOARD = """
+import os, socket, time
+def hoard():
+    held = []
+    for i in range(2000):
+        kind = socket.SOCK_STREAM if i % 2 == 0 else socket.SOCK_DGRAM
+        a, b = socket.socketpair(socket.AF_UNIX, kind)
+        held.append((a, b))
+        for end in (a, b):
+            end.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 1 << 30)
+            end.setblocking(False)
+        for end in (a, b):
+            try:
+                while True:
+                    end.send(b"x")
+            except OSError:
+                pass
+    time.sleep(5)
+for _ in range(4):
+    if os.fork() == 0:
+        hoard()
+        os._exit(0)
+os.wait()
+"""
+HOARD_MARGIN_MB = 64
+
+
+def test_a_run_hoarding_unix_socket_buffers_is_held_under_its_limit(worker: WorkerHandle) -> None:
+    memory_mb = 512
+    result, fell = lowest_mem_available_during(
+        lambda: worker.run(HOARD, limits={"memory_mb": memory_mb, "wall_seconds": 60})
+    )
+    assert result["verdict"] == "memory_limit", (result["verdict"], result["stderr"][-800:])
+    assert f"more than {MAX_UNIX_SOCKETS} Unix sockets" in result["detail"]
+    assert fell <= memory_mb + HOARD_MARGIN_MB, f"MemAvailable fell {fell} MB"
+
+
+def test_a_run_keeps_its_socket_send_buffers_at_the_host_default(worker: WorkerHandle) -> None:
+    code = (
+        "import socket\n"
+        "a, b = socket.socketpair()\n"
+        "before = a.getsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF)\n"
+        "a.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 1 << 30)\n"
+        "a.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1 << 16)\n"
+        "print(before, a.getsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF))\n"
+        "print(a.getsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF))\n"
+    )
+    result = worker.run(code)
+    assert result["verdict"] == "ok", result["stderr"]
+    default = Path("/proc/sys/net/core/wmem_default").read_text().strip()
+    sizes, receive = result["stdout"].splitlines()
+    assert sizes == f"{default} {default}"  # asked for, answered, and left as it was
+    assert receive == str(2 << 16)  # other options still work (the kernel doubles it)
+
+
+def test_a_run_may_hold_a_few_hundred_unix_sockets(worker: WorkerHandle) -> None:
+    pairs = MAX_UNIX_SOCKETS // 2 - 8  # leaves room for the few the run's own Python holds
+    code = (
+        "import socket, time\n"
+        f"held = [socket.socketpair() for _ in range({pairs})]\n"
+        "for a, b in held:\n"
+        "    a.send(b'x' * 1000)\n"
+        "time.sleep(0.5)\n"
+        "print(sum(len(b.recv(2000)) for a, b in held))\n"
+    )
+    result = worker.run(code)
+    assert result["verdict"] == "ok", (result["detail"], result["stderr"])
+    assert result["stdout"] == f"{pairs * 1000}\n"
 
 
 def test_a_tight_print_loop_is_streamed_in_few_events(worker: WorkerHandle) -> None:

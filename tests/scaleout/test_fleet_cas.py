@@ -29,6 +29,7 @@ def add_queued(engine: Engine, run_id: str, *, age_seconds: float = 0) -> None:
             Run(
                 id=run_id,
                 visitor="v",
+                fair_owner="someone",
                 code_sha256="0" * 64,
                 code_bytes=8,
                 code="print(1)",
@@ -94,8 +95,9 @@ def test_replicas_rebuilding_at_once_add_one_job_per_queued_run(
     passes = run_async(scenario())
     assert sum(added for added, _ in passes) == len(run_ids)
     client = redis_server.client()
-    jobs = client.xrange(keys.jobs("cpu"))
-    assert sorted(fields["run"] for _, fields in jobs) == sorted(run_ids)
+    assert client.lrange(keys.turns("cpu"), 0, -1) == ["someone"]  # they wait as their owner's
+    waiting = client.lrange(keys.waiting("cpu", "someone"), 0, -1)
+    assert sorted(job.split(" ", 1)[0] for job in waiting) == sorted(run_ids)
 
 
 def test_consumers_that_hold_nothing_and_went_quiet_are_forgotten(

@@ -11,11 +11,14 @@ import time
 
 import redis
 from fastapi.testclient import TestClient
+from redis.asyncio import Redis
 from sqlalchemy.engine import Engine
 
-from app.runqueue.fleet import MACHINE_STOPPED, NEVER_STARTED, keys
+from app.runqueue.fleet import MACHINE_STOPPED, NEVER_STARTED, keys, waiting
+from app.runqueue.fleet.jobs import Delivery
 from tests.scaleout.conftest import LEASE, Agents, stored, submit, wait_done, wait_until
 from tests.scaleout.test_fleet_runs import sse
+from tests.support.aio import run_async
 from tests.support.redis_server import RedisServer
 
 HOLD = "print('holding')\n# fake: hold"
@@ -59,10 +62,16 @@ def _claim_and_vanish(server: RedisServer, consumer: str, *, reclaim: bool = Fal
     if reclaim:
         time.sleep(LEASE + 0.2)
         _, entries, *_ = client.xautoclaim(stream, keys.JOB_GROUP, consumer, int(LEASE * 1000))
-    else:
-        entries = client.xreadgroup(keys.JOB_GROUP, consumer, {stream: ">"}, count=1)[0][1]
-    assert len(entries) == 1
-    return str(entries[0][1]["run"])
+        assert len(entries) == 1
+        return str(entries[0][1]["run"])
+
+    async def take() -> list[Delivery]:
+        async with Redis.from_url(server.url, decode_responses=True) as redis:
+            return (await waiting.take(redis, "cpu", consumer, 1, cap=1, held={})).deliveries
+
+    taken = run_async(take())
+    assert len(taken) == 1
+    return taken[0].run_id
 
 
 def test_a_run_whose_delivery_died_before_starting_it_is_delivered_once_more(

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import re
 
-import pytest
 import yaml
 
 from app.importer.bank import README_END, README_START, load_bank, report_markdown
@@ -20,7 +19,6 @@ from tests.support.paths import CONTENT_DIR, DATA_DIR
 
 QA_DECKS = ("deep-learning", "pytorch-essentials")
 MIN_PER_ITEM = 4
-REWRITE = pytest.mark.xfail(strict=False, reason="bank rewrite in progress")
 
 BANK = load_bank(CONTENT_DIR)
 
@@ -29,14 +27,12 @@ def item_of(question: BankQuestion) -> str:
     return question.where.rsplit("#", 1)[0]
 
 
-@REWRITE
 def test_no_test_wise_rule_guesses_more_than_35_percent_of_keys() -> None:
     scores = rule_scores(BANK)
     above = {rule: f"{score:.0%}" for rule, score in scores.items() if score > MAX_RULE_SCORE}
     assert above == {}, f"over {len(BANK)} questions; run `backprop bank-report` for each topic"
 
 
-@REWRITE
 def test_every_item_of_the_qa_decks_has_four_questions_one_with_code() -> None:
     items = sorted(
         f"{deck}/{path.name.removesuffix('.md')}"
@@ -60,20 +56,17 @@ def test_every_code_question_carries_a_check() -> None:
     assert unchecked == []
 
 
-@REWRITE
 def test_no_two_questions_of_a_deck_ask_the_same_thing() -> None:
     pairs = [f"{p.first} ~ {p.second}: {p.similarity:.2f}" for p in near_duplicates(BANK)]
     assert pairs == [], f"cosine {THRESHOLD} or more; merge or rewrite one of each pair"
 
 
-@REWRITE
 def test_the_readme_review_table_is_current() -> None:
     readme = (CONTENT_DIR / "README.md").read_text(encoding="utf-8")
     shown = readme.split(README_START, 1)[1].split(README_END, 1)[0].strip()
     assert shown == report_markdown(BANK), "run `backprop bank-report --write-readme`"
 
 
-@REWRITE
 def test_the_project_readme_counts_are_the_banks() -> None:
     readme = (PROJECT_ROOT / "README.md").read_text(encoding="utf-8")
     said = re.search(r"(\d+)\s+questions in all", readme)

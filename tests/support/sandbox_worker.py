@@ -237,7 +237,10 @@ def running_worker(base: Path, *args: str) -> Iterator[WorkerHandle]:
 
 
 def sandbox_processes() -> list[str]:
-    """Host processes running as any sandbox user: there must be none between runs."""
+    """Host processes running as any sandbox user: there must be none between runs. Those
+    of another sandbox worker on the same host (someone else's tests, a bench), which this
+    process did not start, are not ours to count; one that has left its worker (reparented
+    to init) is."""
     found = []
     for pid in filter(str.isdigit, os.listdir("/proc")):
         try:
@@ -245,6 +248,22 @@ def sandbox_processes() -> list[str]:
         except OSError:
             continue
         uid = int(next(line for line in status.splitlines() if line.startswith("Uid:")).split()[1])
-        if FIRST_UID <= uid < FIRST_UID + 1000:
+        # Runs' uids, their PID 1s' (+500), a graded run's grader's (+1000) and its PID 1's.
+        if FIRST_UID <= uid < FIRST_UID + 2000 and not _under_another_worker(int(pid)):
             found.append(f"{pid} uid={uid} {status.splitlines()[0]}")
     return found
+
+
+def _under_another_worker(pid: int) -> bool:
+    """Whether `pid` descends from a sandbox worker that does not descend from us."""
+    worker = False
+    while pid > 1:
+        if pid == os.getpid():
+            return False
+        try:
+            worker = worker or b"\0-m\0sandbox\0" in Path(f"/proc/{pid}/cmdline").read_bytes()
+            stat = Path(f"/proc/{pid}/stat").read_text()
+        except OSError:
+            return False  # gone: count it, if it is still listed
+        pid = int(stat.rsplit(")", 1)[1].split()[1])
+    return worker

@@ -1,21 +1,22 @@
-"""The job streams: one per pool, read by the runner agents as one consumer group.
+"""The job streams: one per pool, read by the runner agents as one consumer group, holding
+the jobs agents have taken (jobs wait for an agent in waiting.py, fairly by owner).
 
-A job is delivered to one agent (XREADGROUP); its agent acknowledges it once the run has
-ended. An agent renews the entries it holds (XCLAIM of its own, which resets their idle
-time), so an entry idle past the lease belongs to an agent that died or stopped, and another
-takes it over (XAUTOCLAIM), reading how often it was delivered from the pending list.
+A job is delivered to one agent; its agent acknowledges it once the run has ended. An agent
+renews the entries it holds (XCLAIM of its own, which resets their idle time), so an entry
+idle past the lease belongs to an agent that died or stopped, and another takes it over
+(XAUTOCLAIM), reading how often it was delivered from the pending list.
 
-Three keys per run guard what may happen to it, changed only by the scripts below so that
-each step is one atomic decision in Redis: `enqueued` (a job for it is in a stream: adding
-one is idempotent, whoever rebuilds the queue), `claim` (the delivery that holds it, with a
-lease) and `began` (a delivery handed it to a worker: no later delivery runs it)."""
+Three keys per run guard what may happen to it, changed only by scripts so that each step
+is one atomic decision in Redis: `enqueued` (a job for it is waiting or in a stream: adding
+one is idempotent, whoever rebuilds the queue; waiting.py), `claim` (the delivery that
+holds it, with a lease) and `began` (a delivery handed it to a worker: no later delivery
+runs it)."""
 
 from __future__ import annotations
 
 import contextlib
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any
 
 from redis.asyncio import Redis
 from redis.exceptions import ResponseError
@@ -25,12 +26,6 @@ from app.runqueue.fleet import keys
 ENQUEUED_TTL_SECONDS = 7 * 24 * 3600  # far longer than any run waits
 BEGAN_TTL_SECONDS = 24 * 3600  # far longer than any delivery of a run can come back
 
-_ENQUEUE = """
-if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'EX', ARGV[3]) then
-  return redis.call('XADD', KEYS[2], '*', 'run', ARGV[1], 'request', ARGV[2])
-end
-return false
-"""
 # KEYS: claim, began, cancel. ARGV: token, lease ms, began ttl s, may start (1 or 0).
 _BEGIN = """
 if redis.call('EXISTS', KEYS[3]) == 1 then return 'cancelled' end
@@ -78,6 +73,7 @@ class Delivery:
     run_id: str
     request: str  # the RunRequest, as JSON
     deliveries: int  # how often the job has been delivered, this time included
+    owner: str = ""  # whose turn it took (the request's owner, or a key of its own)
 
     @property
     def token(self) -> str:
@@ -93,32 +89,6 @@ async def ensure_group(redis: Redis, stream: str, group: str) -> None:
     except ResponseError as exc:
         if "BUSYGROUP" not in str(exc):
             raise
-
-
-async def enqueue(redis: Redis, pool: str, run_id: str, request: str) -> bool:
-    """Add the job unless one for the run was added already; whether it was added."""
-    added = await redis.eval(
-        _ENQUEUE, 2, keys.enqueued(run_id), keys.jobs(pool), run_id, request, ENQUEUED_TTL_SECONDS
-    )
-    return added is not None
-
-
-async def read_new(
-    redis: Redis, pool: str, consumer: str, count: int, block_ms: int
-) -> list[Delivery]:
-    """Jobs never delivered before, waiting up to `block_ms` for one."""
-    stream = keys.jobs(pool)
-    try:
-        answer: Any = await redis.xreadgroup(
-            keys.JOB_GROUP, consumer, {stream: ">"}, count=count, block=block_ms
-        )
-    except ResponseError as exc:
-        if "NOGROUP" not in str(exc):
-            raise
-        await ensure_group(redis, stream, keys.JOB_GROUP)
-        return []
-    entries = [entry for _, batch in answer or [] for entry in batch]
-    return [_delivery(pool, str(i), fields, 1) for i, fields in entries if fields]
 
 
 async def reclaim(
@@ -138,12 +108,21 @@ async def reclaim(
     for entry_id, fields in entries:
         pending = await redis.xpending_range(stream, keys.JOB_GROUP, entry_id, entry_id, 1)
         if fields and pending:
-            found.append(_delivery(pool, str(entry_id), fields, int(pending[0]["times_delivered"])))
+            found.append(
+                delivery_of(pool, str(entry_id), fields, int(pending[0]["times_delivered"]))
+            )
     return found
 
 
-def _delivery(pool: str, entry_id: str, fields: dict[str, str], deliveries: int) -> Delivery:
-    return Delivery(pool, entry_id, str(fields["run"]), str(fields["request"]), deliveries)
+def turn_of(run_id: str, owner: str | None) -> str:
+    """Whose turn a job takes: its owner's, or one of its own when it has none."""
+    return owner or f"run-{run_id}"
+
+
+def delivery_of(pool: str, entry_id: str, fields: dict[str, str], deliveries: int) -> Delivery:
+    run_id = str(fields["run"])
+    owner = turn_of(run_id, fields.get("owner"))
+    return Delivery(pool, entry_id, run_id, str(fields["request"]), deliveries, owner)
 
 
 async def begin(redis: Redis, delivery: Delivery, lease_ms: int, *, may_start: bool) -> Begin:
@@ -203,17 +182,6 @@ _RELEASE_CLAIM = """
 if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1]) end
 return 1
 """
-
-
-async def depth(redis: Redis, pool: str) -> int:
-    """Jobs of `pool` not yet delivered to any agent (delivered ones are in the pending
-    list until their run ends; the stream keeps only jobs not yet done)."""
-    length = await redis.xlen(keys.jobs(pool))
-    try:
-        pending = await redis.xpending(keys.jobs(pool), keys.JOB_GROUP)
-    except ResponseError:  # no group yet
-        return int(length)
-    return max(0, int(length) - int(pending["pending"]))
 
 
 async def forget_idle_consumers(redis: Redis, stream: str, group: str, idle_ms: int) -> int:

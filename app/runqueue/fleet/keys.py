@@ -10,8 +10,29 @@ RESULT_GROUP = "web"  # the consumer group of RESULTS: the web replicas
 
 
 def jobs(pool: str) -> str:
-    """The stream of runs waiting for an agent of `pool`."""
+    """The stream of `pool`'s jobs that agents have taken (each pending with its agent until
+    its run ends), read as one consumer group."""
     return f"bp:jobs:{pool}"
+
+
+def waiting_prefix(pool: str) -> str:
+    """Where the lists of `pool`'s jobs waiting per owner begin (`waiting`)."""
+    return f"bp:wait:{pool}:"
+
+
+def waiting(pool: str, owner: str) -> str:
+    """One owner's jobs of `pool` that no agent has taken yet, oldest first."""
+    return waiting_prefix(pool) + owner
+
+
+def turns(pool: str) -> str:
+    """The owners with jobs of `pool` waiting, in the order of their turns (a ring)."""
+    return f"bp:turns:{pool}"
+
+
+def bell(pool: str) -> str:
+    """Rung when a job of `pool` is added: an idle agent waits on it (BLPOP)."""
+    return f"bp:bell:{pool}"
 
 
 def events(run_id: str) -> str:
@@ -20,7 +41,8 @@ def events(run_id: str) -> str:
 
 
 def enqueued(run_id: str) -> str:
-    """Set once a job for the run is in a stream: the rebuild never adds a second."""
+    """Set once a job for the run is added (waiting, or in a stream): the rebuild never adds
+    a second."""
     return f"bp:run:{run_id}:enqueued"
 
 

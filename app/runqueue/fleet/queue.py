@@ -17,7 +17,8 @@ from redis.asyncio import Redis
 from redis.exceptions import RedisError
 
 from app.runqueue.base import EventEntry, QueueRefused, RunObserver
-from app.runqueue.fleet import CANCELLED, MACHINE_STOPPED, events, jobs, keys, liveness
+from app.runqueue.fleet import CANCELLED, MACHINE_STOPPED, events, jobs, keys, liveness, waiting
+from app.runqueue.fleet.jobs import turn_of
 from app.runqueue.fleet.results import ResultReader
 from sandbox.protocol import (
     Backend,
@@ -129,20 +130,23 @@ class RedisRunQueue:
                 NO_POOL_RETRY_SECONDS,
             )
         slots = max(1, sum(agent.slots for agent in agents))
-        waiting = await jobs.depth(self.redis, pool)
+        queue = await waiting.queue_of(self.redis, pool, turn_of(request.id, request.owner))
+        queued = queue.depth
         typical = await liveness.median_duration(self.redis, pool) or DEFAULT_RUN_SECONDS
         # Runs the pool can drain within the longest wait (at least one round of its slots).
         drained = max(slots, math.floor(slots * self.timing.max_wait_seconds / typical))
-        if waiting >= drained:
-            retry = math.ceil((waiting - drained + 1) * typical / slots)
+        if queued >= drained:
+            retry = math.ceil((queued - drained + 1) * typical / slots)
             raise QueueRefused(
-                f"The {pool} code runners have {waiting} runs waiting; try again in about "
+                f"The {pool} code runners have {queued} runs waiting; try again in about "
                 f"{retry} s.",
                 retry,
             )
-        estimate = round(math.ceil((waiting + 1) / slots) * typical, 1)
-        await events.publish(self.redis, request.id, Queued(waiting + 1, estimate))
-        await jobs.enqueue(self.redis, pool, request.id, json.dumps(request.to_json()))
+        # Its place in turn order: a newcomer's job goes before a busy owner's backlog.
+        estimate = round(math.ceil(queue.place / slots) * typical, 1)
+        await events.publish(self.redis, request.id, Queued(queue.place, estimate))
+        body = json.dumps(request.to_json())
+        await waiting.enqueue(self.redis, pool, request.id, body, request.owner)
         return pool
 
     async def restore(self, requests: list[RunRequest]) -> int:
@@ -154,7 +158,7 @@ class RedisRunQueue:
         added = 0
         for request in requests:
             pool, body = pool_of(request.backend, cuda), json.dumps(request.to_json())
-            added += await jobs.enqueue(self.redis, pool, request.id, body)
+            added += await waiting.enqueue(self.redis, pool, request.id, body, request.owner)
         return added
 
     async def held(self, run_ids: list[str]) -> set[str]:
@@ -209,7 +213,7 @@ class RedisRunQueue:
         """The fleet as one worker: ready while any pool has a live agent."""
         try:
             pools = {pool: await liveness.live_agents(self.redis, pool) for pool in keys.POOLS}
-            queue = {pool: await jobs.depth(self.redis, pool) for pool in keys.POOLS}
+            queue = {pool: await waiting.depth(self.redis, pool) for pool in keys.POOLS}
         except (RedisError, OSError) as exc:
             return WorkerStatus.unavailable(f"Code cannot run right now: Redis: {exc}.")
         devices = {pool: agents[0].device for pool, agents in pools.items() if agents}

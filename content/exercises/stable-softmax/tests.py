@@ -7,6 +7,7 @@ from sandbox.grading import (
     expect_close,
     fail,
     nontrivial,
+    performance,
     prop,
     shapes,
     values,
@@ -99,6 +100,9 @@ DECLARATIONS = [
     prop("adding a constant to every logit changes nothing", shift_invariant, rows),
     prop("exp(log_softmax) equals softmax", exp_of_log_softmax_is_softmax, any_dim),
     nontrivial("softmax is not a constant", "softmax", rows),
+    performance("time against the reference", "softmax",
+                lambda d: case(d.tensor((64, 256)), dim=-1),
+                description="reported with its spread; not graded in this exercise"),
     api_rule("computes softmax itself", visible=True,
              description="no torch.softmax, F.softmax, logsumexp or their log versions"),
 ]

@@ -1,0 +1,106 @@
+import torch
+
+from sandbox.grading import api_rule, case, edge, expect_close, fail, prop, shapes, values
+
+
+def problem(d, *, total=None, at=None):
+    """Data, two sets of weights (the run's, and another for the trainer that resumes), two
+    seeds, the number of steps and where the checkpoint is taken."""
+    d_in, hidden, d_out = d.size(1, 6), d.size(2, 9), d.size(1, 3)
+    n = d.size(5, 24)
+
+    def weights():
+        return [d.weights(d_in, hidden), d.tensor((hidden,), low=-0.3, high=0.3),
+                d.weights(hidden, d_out), d.tensor((d_out,), low=-0.3, high=0.3)]
+
+    steps = total if total is not None else d.integer(5, 9)
+    checkpoint_at = at if at is not None else d.integer(1, steps - 1)
+    return case(data={
+        "weights": weights(), "other_weights": weights(),
+        "x": d.tensor((n, d_in), normal=True), "y": d.tensor((n, d_out), normal=True),
+        "seed": d.integer(0, 10_000), "other_seed": d.integer(10_001, 20_000),
+        "batch_size": d.integer(1, 6), "lr": d.choice([1e-2, 3e-2, 0.1]),
+        "total": steps, "at": checkpoint_at,
+    })
+
+
+def new_trainer(sol, c, other=False):
+    data = c.data
+    return sol.new("Trainer", data["other_weights" if other else "weights"], data["x"],
+                   data["y"], batch_size=data["batch_size"], lr=data["lr"],
+                   seed=data["other_seed" if other else "seed"])
+
+
+def uninterrupted(sol, c):
+    """Every step's loss, then the final weights, of one run that is never stopped."""
+    t = new_trainer(sol, c)
+    losses = [sol.method(t, "train_step") for _ in range(c.data["total"])]
+    return [torch.stack(losses), sol.method(t, "weights")]
+
+
+def resumed(sol, c):
+    """Train to the checkpoint, take it; build another trainer (other weights, other seed,
+    one step taken so its state is stirred), load the checkpoint there and finish the run.
+    Returns the losses after resuming, the final weights and the step count."""
+    t = new_trainer(sol, c)
+    for _ in range(c.data["at"]):
+        sol.method(t, "train_step")
+    checkpoint = sol.method(t, "state_dict")
+    other = new_trainer(sol, c, other=True)
+    sol.method(other, "train_step")
+    sol.method(other, "load_state_dict", checkpoint)
+    losses = [sol.method(other, "train_step") for _ in range(c.data["total"] - c.data["at"])]
+    lost = torch.stack(losses) if losses else torch.zeros(0)
+    return [lost, sol.method(other, "weights"), sol.get(other, "step")]
+
+
+def resume_equals_uninterrupted(sol, c):
+    whole = uninterrupted(sol, c)
+    losses, weights, step = resumed(sol, c)
+    expect_close(losses, whole[0][c.data["at"]:], "the losses after resuming", scale=1)
+    for i, (w, expected) in enumerate(zip(weights, whole[1])):
+        expect_close(w, expected, f"final parameter {i} of the resumed run")
+    if step != c.data["total"]:
+        fail(f"after resuming and finishing, step is {step}, expected {c.data['total']}")
+
+
+def loads_into_itself(sol, c):
+    """Loading a trainer's own checkpoint into it changes nothing that follows."""
+    plain = uninterrupted(sol, c)
+    t = new_trainer(sol, c)
+    losses = []
+    for _ in range(c.data["total"]):
+        sol.method(t, "load_state_dict", sol.method(t, "state_dict"))
+        losses.append(sol.method(t, "train_step"))
+    expect_close(torch.stack(losses), plain[0], "losses with a save and load before each step")
+
+
+def checkpoint_is_plain(sol, c):
+    t = new_trainer(sol, c)
+    sol.method(t, "train_step")
+    state = sol.method(t, "state_dict")
+    if not isinstance(state, dict):
+        fail(f"state_dict returned {type(state).__name__}, not a dict")
+    return [sol.method(t, "train_step")]
+
+
+DECLARATIONS = [
+    values("an uninterrupted run matches the reference", uninterrupted, problem, visible=True,
+           cases=2, description="the given train_step, unchanged: losses and final weights"),
+    values("a resumed run matches the reference's", resumed, problem, visible=True, cases=2,
+           description="checkpoint after some steps, resume in another trainer, finish"),
+    prop("resuming gives the uninterrupted run exactly", resume_equals_uninterrupted, problem,
+         cases=3, description="losses, final weights and step count"),
+    edge("checkpoint at a learning-rate drop", resumed, lambda d: problem(d, total=8, at=3),
+         cases=2, description="StepLR halves the rate every 3 steps"),
+    edge("checkpoint before the first step", resumed, lambda d: problem(d, total=4, at=0),
+         cases=1),
+    edge("checkpoint after the last step", resumed, lambda d: problem(d, total=4, at=4),
+         cases=1),
+    prop("saving and loading in place changes nothing", loads_into_itself,
+         lambda d: problem(d, total=5), cases=2),
+    shapes("state_dict returns a dict that can be sent", checkpoint_is_plain, problem, cases=1),
+    api_rule("restores state rather than reseeding", visible=True,
+             description="no torch.manual_seed or torch.seed outside the given __init__",
+             forbid=["torch.seed", "torch.random.seed", "torch.cuda.manual_seed"]),
+]

@@ -1,0 +1,14 @@
+import torch
+
+
+def dropout(x, p, training=True, generator=None):
+    if not training or p == 0.0:
+        # Inverted dropout scaled at training time, so eval is the identity.
+        return x.clone()
+    if p >= 1.0:
+        # Everything dropped; 1 / (1 - p) would be a division by zero.
+        return torch.zeros_like(x)
+    keep = torch.rand(x.shape, generator=generator, device=x.device) >= p
+    # Kept with probability 1 - p and scaled by its inverse: E[output] = x.
+    # Zeroes without rescaling: the expected activation shrinks by (1 - p) in training.
+    return x * keep.to(x.dtype)

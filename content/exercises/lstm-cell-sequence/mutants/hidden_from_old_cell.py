@@ -1,0 +1,19 @@
+import torch
+
+
+def lstm_cell(x, h, c, w_ih, w_hh, b_ih, b_hh):
+    gates = x @ w_ih.T + b_ih + h @ w_hh.T + b_hh
+    i, f, g, o = gates.chunk(4, dim=-1)  # PyTorch's order: input, forget, cell, output
+    # The hidden state reads the cell state from before this step's update.
+    h = torch.sigmoid(o) * torch.tanh(c)
+    c = torch.sigmoid(f) * c + torch.sigmoid(i) * torch.tanh(g)
+    return h, c
+
+
+def lstm(x, h0, c0, w_ih, w_hh, b_ih, b_hh):
+    h, c = h0, c0
+    outputs = []
+    for t in range(x.shape[1]):
+        h, c = lstm_cell(x[:, t], h, c, w_ih, w_hh, b_ih, b_hh)
+        outputs.append(h)
+    return torch.stack(outputs, dim=1), (h, c)

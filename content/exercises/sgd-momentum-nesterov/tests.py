@@ -1,0 +1,140 @@
+import torch
+
+from sandbox.grading import api_rule, case, edge, fail, nontrivial, prop, shapes, trajectory
+
+
+def problem(d, *, steps=5, hyper=None):
+    """Two or three parameters of drawn shapes, every step's gradients, and the settings:
+    everything injected, nothing left to creation order."""
+    shapes_ = [d.shape(2, high=9), (d.size(1, 12),)] + ([d.shape(3, high=4)] if d.case else [])
+    weights = [d.tensor(s, normal=True) for s in shapes_]
+    grads = [[d.tensor(s, normal=True) for s in shapes_] for _ in range(steps)]
+    settings = hyper if hyper is not None else {"lr": 0.1, "momentum": 0.9}
+    return case(data={"weights": weights, "grads": grads, "settings": settings})
+
+
+def nesterov(d):
+    return problem(d, hyper={"lr": d.choice([0.01, 0.05, 0.1]),
+                             "momentum": d.choice([0.5, 0.9, 0.99]), "nesterov": True,
+                             "weight_decay": d.choice([0.0, 0.01, 0.1])})
+
+
+def dampened(d):
+    return problem(d, hyper={"lr": d.choice([0.01, 0.05, 0.1]),
+                             "momentum": d.choice([0.5, 0.9]),
+                             "dampening": d.choice([0.1, 0.5, 0.9]),
+                             "weight_decay": d.choice([0.0, 0.05])})
+
+
+def decayed(d):
+    return problem(d, hyper={"lr": 0.05, "momentum": d.choice([0.0, 0.9]),
+                             "weight_decay": d.choice([0.1, 0.5]),
+                             "nesterov": False})
+
+
+def run(sol, c, grads_for=None):
+    """Inject the weights, feed each step's gradients, return the weights after each step.
+    `grads_for(step, i)` says whether parameter i gets a gradient at that step."""
+    params = sol.keep([w.clone().requires_grad_(True) for w in c.data["weights"]])
+    opt = sol.new("SGD", params, **c.data["settings"])
+    out = []
+    for step, grads in enumerate(c.data["grads"]):
+        for i, g in enumerate(grads):
+            if grads_for is None or grads_for(step, i):
+                sol.set(sol.index(params, i), "grad", g)
+        sol.method(opt, "step")
+        sol.method(opt, "zero_grad")
+        out.append(sol.get(params))
+    return out
+
+
+def torch_sgd(c, grads_for=None):
+    params = [w.clone().requires_grad_(True) for w in c.data["weights"]]
+    opt = torch.optim.SGD(params, **c.data["settings"])
+    out = []
+    for step, grads in enumerate(c.data["grads"]):
+        for i, (p, g) in enumerate(zip(params, grads)):
+            if grads_for is None or grads_for(step, i):
+                p.grad = g.clone()
+        opt.step()
+        opt.zero_grad(set_to_none=True)
+        out.append([p.detach().clone() for p in params])
+    return out
+
+
+def late(step, i):
+    """Parameter 0 gets no gradient for the first two steps."""
+    return i != 0 or step >= 2
+
+
+def run_late(sol, c):
+    return run(sol, c, late)
+
+
+def torch_late(c):
+    return torch_sgd(c, late)
+
+
+def run_same_grad(sol, c):
+    """The gradients are set once and left in place for every step."""
+    params = sol.keep([w.clone().requires_grad_(True) for w in c.data["weights"]])
+    opt = sol.new("SGD", params, **c.data["settings"])
+    for i, g in enumerate(c.data["grads"][0]):
+        sol.set(sol.index(params, i), "grad", g)
+    out = []
+    for _ in c.data["grads"]:
+        sol.method(opt, "step")
+        out.append(sol.get(params))
+    return out
+
+
+def torch_same_grad(c):
+    params = [w.clone().requires_grad_(True) for w in c.data["weights"]]
+    opt = torch.optim.SGD(params, **c.data["settings"])
+    for p, g in zip(params, c.data["grads"][0]):
+        p.grad = g.clone()
+    out = []
+    for _ in c.data["grads"]:
+        opt.step()
+        out.append([p.detach().clone() for p in params])
+    return out
+
+
+def movement(sol, c):
+    last = run(sol, c)[-1]
+    return [p - w for p, w in zip(last, c.data["weights"])]
+
+
+def zero_grad_clears(sol, c):
+    params = sol.keep([w.clone().requires_grad_(True) for w in c.data["weights"]])
+    opt = sol.new("SGD", params, lr=0.1, momentum=0.9)
+    for i, g in enumerate(c.data["grads"][0]):
+        sol.set(sol.index(params, i), "grad", g)
+    sol.method(opt, "zero_grad")
+    for i in range(len(c.data["weights"])):
+        if sol.get(sol.index(params, i), "grad") is not None:
+            fail(f"after zero_grad, parameter {i}'s .grad is not None")
+
+
+DECLARATIONS = [
+    trajectory("five momentum steps match torch.optim.SGD", run, problem, expect=torch_sgd,
+               visible=True, description="lr 0.1, momentum 0.9, injected weights and gradients"),
+    trajectory("Nesterov matches torch.optim.SGD", run, nesterov, expect=torch_sgd,
+               visible=True, cases=3, description="nesterov=True, with and without weight decay"),
+    trajectory("dampening matches torch.optim.SGD", run, dampened, expect=torch_sgd, cases=3),
+    trajectory("weight decay matches torch.optim.SGD", run, decayed, expect=torch_sgd, cases=3),
+    trajectory("Nesterov matches the reference", run, nesterov, cases=2),
+    edge("plain SGD without momentum", run,
+         lambda d: problem(d, hyper={"lr": d.choice([0.01, 0.3])}), expect=torch_sgd, cases=2),
+    edge("a parameter whose gradient arrives late", run_late, dampened, expect=torch_late,
+         cases=2, description="its buffer starts at its own first gradient"),
+    edge("the same gradient tensor for every step", run_same_grad,
+         lambda d: problem(d, hyper={"lr": 0.05, "momentum": 0.9}), expect=torch_same_grad,
+         cases=2, description="the buffer must not share memory with .grad"),
+    shapes("parameters keep shape and dtype", run, lambda d: problem(d, steps=2),
+           dtypes=("float32", "float64"), cases=2),
+    nontrivial("the weights move", movement, problem),
+    prop("zero_grad sets the gradients to None", zero_grad_clears, problem, cases=1,
+         visible=True),
+    api_rule("does not use torch.optim", visible=True),
+]
