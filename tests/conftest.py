@@ -24,6 +24,33 @@ from tests.support.sandbox_worker import WorkerHandle, running_worker, skip_unle
 pytest_plugins = ["tests.support.redis_server"]
 
 
+# Suites that never touch the app's database: the sandbox's own tests, the code checks and
+# the exercises' honesty matrix. They are marked `no_database`, so that CI's second pass, on
+# PostgreSQL, skips them (`.ci/run`): they ran in the first and would show nothing new.
+NO_DATABASE = (
+    "tests/exercises/",
+    "tests/sandbox/test_cgroups.py",
+    "tests/sandbox/test_content_runs.py",
+    "tests/sandbox/test_grader_hostile.py",
+    "tests/sandbox/test_grading_core.py",
+    "tests/sandbox/test_grading_jail.py",
+    "tests/sandbox/test_hostile_cases.py",
+    "tests/sandbox/test_lab_harness.py",
+    "tests/sandbox/test_pool.py",
+    "tests/sandbox/test_question_checks.py",
+    "tests/sandbox/test_unix_sockets.py",
+    "tests/sandbox/test_verdict.py",
+)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    root = config.rootpath
+    for item in items:
+        where = item.path.relative_to(root).as_posix()
+        if where.startswith(NO_DATABASE):
+            item.add_marker(pytest.mark.no_database)
+
+
 @pytest.hookimpl(tryfirst=True)
 def pytest_runtest_setup(item: pytest.Item) -> None:
     """Tests marked `isolation` (needs_isolation) run only where this host can isolate code;

@@ -11,7 +11,7 @@ from app.models.content import (
     QuizPrompt,
     Topic,
 )
-from app.models.exercises import Exercise, SolutionReveal
+from app.models.exercises import Exercise, ExerciseDraft, SolutionReveal
 from app.models.limits import LimitHit
 from app.models.people import (
     Activity,
@@ -37,6 +37,7 @@ __all__ = [
     "Deck",
     "Draft",
     "Exercise",
+    "ExerciseDraft",
     "Item",
     "ItemProgress",
     "LabMeasurement",

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import Column, Text
+from sqlalchemy import Column, Text, UniqueConstraint
 from sqlmodel import Field, SQLModel
 
 from app.models.base import utcnow
@@ -50,3 +50,18 @@ class SolutionReveal(SQLModel, table=True):
     )
     visitor: str = Field(max_length=64)
     revealed_at: datetime = Field(default_factory=utcnow)
+
+
+class ExerciseDraft(SQLModel, table=True):
+    """Code an account edited in an exercise's editor and has not reset: the page opens with
+    it, on any device. Guests' drafts stay in their browser."""
+
+    __table_args__ = (
+        UniqueConstraint("learner_id", "exercise_slug", name="uq_exercisedraft_exercise"),
+    )
+
+    id: int | None = Field(default=None, primary_key=True)
+    learner_id: int = Field(foreign_key="learner.id", index=True, ondelete="CASCADE")
+    exercise_slug: str = Field(max_length=80)
+    code: str = Field(sa_column=Column(Text, nullable=False))
+    updated_at: datetime = Field(default_factory=utcnow)

@@ -6,13 +6,23 @@ from __future__ import annotations
 import asyncio
 from typing import Annotated
 
-from fastapi import APIRouter, Depends, Query, Request
+from fastapi import APIRouter, Depends, Form, Query, Request, Response
 from fastapi.responses import HTMLResponse
 from sqlalchemy.engine import Engine
+from sqlmodel import Session
 
-from app.deps import EngineDep, LearnerDep, RunQueueDep, identify_for_page
-from app.domain import InvalidFilter, LearnerScope
-from app.services import content_cache, exercises
+from app.deps import (
+    CurrentUser,
+    EngineDep,
+    IdentityDep,
+    LearnerDep,
+    RunQueueDep,
+    WriterDep,
+    identify_for_page,
+)
+from app.domain import Identity, InvalidFilter, LearnerScope
+from app.services import content_cache, exercise_drafts, exercises, learners
+from app.services.drafts import MAX_DRAFT_CHARACTERS
 from app.web.templating import render
 
 router = APIRouter(include_in_schema=False, dependencies=[Depends(identify_for_page)])
@@ -63,15 +73,21 @@ def _learner_id(learner: LearnerScope | None) -> int | None:
 
 @router.api_route("/exercises/{slug}", methods=["GET", "HEAD"])
 async def exercise_page(
-    request: Request, slug: str, engine: EngineDep, queue: RunQueueDep
+    request: Request, slug: str, identity: IdentityDep, engine: EngineDep, queue: RunQueueDep
 ) -> HTMLResponse:
-    """The statement, the starter in the editor, Run and Submit, and the results."""
+    """The statement, the starter in the editor (or an account's draft), Run and Submit,
+    and the results."""
     sandbox = await queue.status()  # before any query: the page waits on nothing else
-    context = await asyncio.to_thread(_page_context, engine, slug)
+    context = await asyncio.to_thread(_page_context, engine, identity, slug)
     return render(request, "exercises/detail.html", {**context, "sandbox": sandbox})
 
 
-def _page_context(engine: Engine, slug: str) -> dict[str, object]:
+def _page_context(engine: Engine, identity: Identity, slug: str) -> dict[str, object]:
+    draft = None
+    if identity.signed_in:  # an account's draft follows it; a guest's stays in the browser
+        with Session(engine) as session:
+            scope = learners.resolve(session, identity)
+            draft = exercise_drafts.draft_of(scope, slug) if scope is not None else None
     with engine.connect() as connection:
         exercise = exercises.one(connection, slug)
         snapshot = content_cache.snapshot(connection)
@@ -81,4 +97,30 @@ def _page_context(engine: Engine, slug: str) -> dict[str, object]:
             "visible_tests": exercises.visible_tests(exercise),
             "items": linked,
             "catalogue": snapshot.catalogue,
+            "account_drafts": identity.signed_in,
+            "draft": draft,
         }
+
+
+@router.post("/exercises/{slug}/draft", status_code=204)
+def keep_draft(
+    slug: str,
+    user: CurrentUser,
+    scope: WriterDep,
+    code: Annotated[str, Form(max_length=MAX_DRAFT_CHARACTERS * 2)] = "",
+) -> Response:
+    """Keep the code an account's editor holds for this exercise (its page sends it as the
+    learner types). Guests' drafts stay in their browser."""
+    exercises.one(scope.session.connection(), slug)
+    exercise_drafts.keep(scope, slug, code=code)
+    scope.session.commit()
+    return Response(status_code=204)
+
+
+@router.post("/exercises/{slug}/draft/discard", status_code=204)
+def discard_draft(slug: str, user: CurrentUser, scope: WriterDep) -> Response:
+    """Forget the draft: the editor is back to the starter."""
+    exercises.one(scope.session.connection(), slug)
+    exercise_drafts.discard(scope, slug)
+    scope.session.commit()
+    return Response(status_code=204)

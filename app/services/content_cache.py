@@ -45,6 +45,8 @@ class Snapshot:
 
     measured_by: dict[str, list[ItemRow]] = field(default_factory=dict)
     words: Vocabulary | None = None  # made on the first search that needs it (vocabulary)
+    # What other services work out once per import (e.g. the exercises of each item).
+    derived: dict[str, object] = field(default_factory=dict)
     item_texts: dict[int, ItemText] | None = None  # read on the first search that needs it
 
     def __post_init__(self) -> None:

@@ -16,6 +16,7 @@ from sqlmodel import Session, col, select
 
 from app.domain import LearnerScope, NotFound
 from app.models import Exercise, Run, SolutionReveal
+from app.services import content_cache
 from sandbox.protocol import GradingReport, GradingRequest, Mode
 
 STATUSES = ("new", "attempted", "solved")  # a learner's standing on one exercise
@@ -116,8 +117,20 @@ def visible_tests(exercise: Exercise) -> list[dict[str, str]]:
 
 
 def for_item(connection: Connection, item_slug: str) -> list[Exercise]:
-    """The exercises that drill one Q&A item."""
-    return [e for e in _exercises(connection) if item_slug in e.item_list]
+    """The exercises that drill one Q&A item. Every item page asks, so they are worked out
+    once per content import (content_cache), not read and filtered on each page. An import
+    of exercises alone by another process shows here at its next start or item import."""
+    snapshot = content_cache.snapshot(connection)
+    kept = snapshot.derived.get("exercises_by_item")
+    if isinstance(kept, dict):
+        by_item: dict[str, list[Exercise]] = kept
+    else:
+        by_item = {}
+        for exercise in _exercises(connection):
+            for slug in exercise.item_list:
+                by_item.setdefault(slug, []).append(exercise)
+        snapshot.derived["exercises_by_item"] = by_item
+    return by_item.get(item_slug, [])
 
 
 # The trusted side: read from the folder when needed, never stored or returned by the API

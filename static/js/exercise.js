@@ -43,9 +43,51 @@
   // The editor, with the learner's draft when there is one.
   const pre = $("starter-code");
   const original = pre.textContent.replace(/\n$/, "");
+  // Drafts as for samples: a guest's in this browser, an account's on the server, so they
+  // follow it to any device (and are not left in a shared browser).
+  const accountDrafts = article.dataset.drafts === "account";
   const draftKey = `backprop-exercise-draft:${slug}`;
   let draft = null;
-  try { draft = localStorage.getItem(draftKey); } catch (e) { draft = null; }
+  if (accountDrafts) {
+    const node = $("exercise-draft");
+    try { draft = node ? JSON.parse(node.textContent) : null; } catch (e) { draft = null; }
+  } else {
+    try { draft = localStorage.getItem(draftKey); } catch (e) { draft = null; }
+  }
+  const saveDraft = accountDrafts ? serverSaver() : (text) => {
+    try {
+      if (text === original) localStorage.removeItem(draftKey);
+      else localStorage.setItem(draftKey, text);
+    } catch (e) { /* storage full or off: the draft lives as long as the page */ }
+  };
+  function serverSaver() {
+    const url = `/exercises/${slug}/draft`;
+    let pending = null; // the text not yet sent
+    let timer = null;
+    function send(text, beacon) {
+      const form = new FormData();
+      form.append("csrf_token", csrfToken());
+      if (text !== original) form.append("code", text);
+      const target = text === original ? `${url}/discard` : url;
+      if (beacon && navigator.sendBeacon) { navigator.sendBeacon(target, form); return; }
+      fetch(target, { method: "POST", body: form, headers: { "X-CSRF-Token": csrfToken() } })
+        .catch(() => { pending = text; }); // offline: sent again with the next change
+    }
+    function flush(beacon) {
+      if (timer) clearTimeout(timer);
+      timer = null;
+      if (pending === null) return;
+      const text = pending;
+      pending = null;
+      send(text, beacon);
+    }
+    window.addEventListener("pagehide", () => flush(true));
+    return (text) => {
+      pending = text;
+      if (timer) clearTimeout(timer);
+      timer = setTimeout(() => flush(false), 800);
+    };
+  }
   const restored = typeof draft === "string" && draft !== original;
   const host = el("div", { className: "editor-host" });
   pre.replaceWith(host);
@@ -56,10 +98,7 @@
     onChange: (text) => {
       resetButton.disabled = text === original;
       if (text === original) draftNote.hidden = true;
-      try {
-        if (text === original) localStorage.removeItem(draftKey);
-        else localStorage.setItem(draftKey, text);
-      } catch (e) { /* storage full or off: the draft lives as long as the page */ }
+      saveDraft(text);
     },
   });
   const content = host.querySelector(".cm-content");
@@ -67,7 +106,7 @@
   resetButton.disabled = !restored;
   article.backpropEditor = editor; // as a sample's figure holds its editor
   if (restored) {
-    draftNote.textContent = "Your edited code is back (kept in this browser). Reset returns to the starter.";
+    draftNote.textContent = `Your edited code is back (kept ${accountDrafts ? "with your account" : "in this browser"}). Reset returns to the starter.`;
     draftNote.hidden = false;
   }
 

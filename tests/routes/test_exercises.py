@@ -89,4 +89,27 @@ def test_revealing_the_solution_returns_it_and_records_the_reveal(client: TestCl
 def test_an_item_page_links_to_the_exercises_that_drill_it(client: TestClient) -> None:
     page = client.get("/items/activation-functions").text
     assert f'href="/exercises/{SLUG}"' in page and "Write it yourself" in page
-    assert "Write it yourself" not in client.get("/items/dropout").text
+    assert "Write it yourself" not in client.get("/items/autoencoders").text
+
+
+def test_an_accounts_draft_follows_it_and_a_guest_keeps_its_own(client: TestClient) -> None:
+    url = f"/exercises/{SLUG}/draft"
+    guest = client.post(
+        url, data={"code": "x = 1"}, headers=csrf_headers(client), follow_redirects=False
+    )
+    assert guest.status_code in (303, 401)  # a guest's draft stays in its browser
+    assert 'data-drafts="browser"' in client.get(f"/exercises/{SLUG}").text
+    sign_up(client, "drafter")
+    headers = csrf_headers(client)
+    assert (
+        client.post(url, data={"code": "def softmax(x, dim): <mine>"}, headers=headers).status_code
+        == 204
+    )
+    page = client.get(f"/exercises/{SLUG}").text
+    assert 'data-drafts="account"' in page and 'id="exercise-draft"' in page
+    assert "def softmax(x, dim): \\u003cmine\\u003e" in page  # JSON, never markup
+    assert client.post(f"{url}/discard", headers=headers).status_code == 204
+    assert 'id="exercise-draft"' not in client.get(f"/exercises/{SLUG}").text
+    assert (
+        client.post("/exercises/nope/draft", data={"code": "x"}, headers=headers).status_code == 404
+    )

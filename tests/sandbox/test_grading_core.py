@@ -169,8 +169,14 @@ def test_draws_are_seeded_per_case_and_reach_the_edges() -> None:
     assert odd % 2 == 1 and odd & (odd - 1) != 0
 
 
-def test_a_graded_performance_test_fails_a_solution_far_slower_than_the_reference() -> None:
-    from sandbox.grading import case, performance
+def test_a_graded_performance_test_fails_a_solution_far_slower_than_the_reference(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from sandbox.grading import case, perf, performance
+
+    # On a busy machine the spread of microsecond calls passes the noise rule, which would
+    # then (rightly) decline to grade: here only the ratio decides.
+    monkeypatch.setattr(perf, "MAX_SPREAD", float("inf"))
     from sandbox.grading.runner import Grading, grade
     from sandbox.grading.solution import LocalSolution
     from sandbox.protocol import TestStatus

@@ -1,5 +1,5 @@
 """Code exercises: their public side (statement, starter, visible tests), the reveals of
-their solutions, and the run columns that make a run a graded submission.
+their solutions, accounts' drafts, and the run columns that make a run a graded submission.
 
 Revision ID: 0016_exercises
 Revises: 0015_question_code
@@ -54,6 +54,18 @@ def upgrade() -> None:
     )
     op.create_index(op.f("ix_solutionreveal_exercise_slug"), "solutionreveal", ["exercise_slug"])
     op.create_index(op.f("ix_solutionreveal_learner_id"), "solutionreveal", ["learner_id"])
+    op.create_table(
+        "exercisedraft",
+        sa.Column("id", sa.Integer(), nullable=False),
+        sa.Column("learner_id", sa.Integer(), nullable=False),
+        sa.Column("exercise_slug", _text(length=80), nullable=False),
+        sa.Column("code", sa.Text(), nullable=False),
+        sa.Column("updated_at", sqlmodel.sql.sqltypes.UTCDateTime(), nullable=False),
+        sa.ForeignKeyConstraint(["learner_id"], ["learner.id"], ondelete="CASCADE"),
+        sa.PrimaryKeyConstraint("id"),
+        sa.UniqueConstraint("learner_id", "exercise_slug", name="uq_exercisedraft_exercise"),
+    )
+    op.create_index(op.f("ix_exercisedraft_learner_id"), "exercisedraft", ["learner_id"])
     with op.batch_alter_table("run") as batch:
         batch.add_column(sa.Column("exercise_slug", _text(length=80), nullable=True))
         batch.add_column(sa.Column("grading_mode", _text(length=8), nullable=True))
@@ -71,6 +83,8 @@ def downgrade() -> None:
         batch.drop_column("grading_verdict")
         batch.drop_column("grading_mode")
         batch.drop_column("exercise_slug")
+    op.drop_index(op.f("ix_exercisedraft_learner_id"), table_name="exercisedraft")
+    op.drop_table("exercisedraft")
     op.drop_index(op.f("ix_solutionreveal_learner_id"), table_name="solutionreveal")
     op.drop_index(op.f("ix_solutionreveal_exercise_slug"), table_name="solutionreveal")
     op.drop_table("solutionreveal")

@@ -1,7 +1,8 @@
 import torch
 import torch.nn.functional as F
 
-from sandbox.grading import api_rule, case, edge, expect_close, nontrivial, prop, shapes, values
+from sandbox.grading import api_rule, case, edge, expect_close, fail, nontrivial, prop, shapes
+from sandbox.grading import values
 
 
 def problem(d, *, strided=False, padded=False, tuples=False, high=9):
@@ -37,11 +38,25 @@ def autograd_grads(c):
     return x.grad, weight.grad, bias.grad
 
 
+def shaped(value, shape, where):
+    """The learner's answer as a tensor of the shape this check needs, or the check fails
+    (so a malformed answer fails the test instead of breaking the check)."""
+    if not isinstance(value, torch.Tensor) or tuple(value.shape) != tuple(shape):
+        got = tuple(value.shape) if isinstance(value, torch.Tensor) else type(value).__name__
+        fail(f"{where}: expected a tensor of shape {tuple(shape)}, got {got}")
+    return value
+
+
 def adjoint(sol, c):
     """The dot-product test: <conv(x, w), g> = <x, grad_input> = <w, grad_weight>, because
     the convolution is linear in x and in w separately."""
     x, weight, grad_out = c.args
-    gx, gw, gb = sol.call("conv2d_backward", *c.args, **c.kwargs)
+    answer = sol.call("conv2d_backward", *c.args, **c.kwargs)
+    if not isinstance(answer, (tuple, list)) or len(answer) != 3:
+        fail("conv2d_backward must return (grad_input, grad_weight, grad_bias)")
+    gx = shaped(answer[0], x.shape, "grad_input")
+    gw = shaped(answer[1], weight.shape, "grad_weight")
+    gb = shaped(answer[2], weight.shape[:1], "grad_bias")
     forward = (F.conv2d(x.double(), weight.double(), None, **c.kwargs) * grad_out.double()).sum()
     expect_close((x.double() * gx.double()).sum(), forward, "<x, grad_input>", scale=100)
     expect_close((weight.double() * gw.double()).sum(), forward, "<weight, grad_weight>",

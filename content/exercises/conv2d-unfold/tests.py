@@ -2,7 +2,7 @@ import torch
 import torch.nn.functional as F
 
 from sandbox.grading import api_rule, case, edge, expect_close, gradients, nontrivial, prop, shapes
-from sandbox.grading import values
+from sandbox.grading import fail, values
 
 
 def problem(d, *, strided=False, padded=False, bias=True, tuples=False, high=9):
@@ -32,12 +32,22 @@ def torch_conv(c):
     return F.conv2d(x, weight, bias, **c.kwargs)
 
 
+def shaped(value, shape, where):
+    """The learner's answer as a tensor of the shape this check needs, or the check fails
+    (so a malformed answer fails the test instead of breaking the check)."""
+    if not isinstance(value, torch.Tensor) or tuple(value.shape) != tuple(shape):
+        got = tuple(value.shape) if isinstance(value, torch.Tensor) else type(value).__name__
+        fail(f"{where}: expected a tensor of shape {tuple(shape)}, got {got}")
+    return value
+
+
 def shift_equivariant(sol, c):
     """Stride 1, no padding: moving the image one row down moves the output one row down."""
     x, weight, bias = c.args
     if x.shape[2] <= weight.shape[2]:
         x = torch.cat([x, x], dim=2)
     out = sol.call("conv2d", x, weight, bias)
+    out = shaped(out, F.conv2d(x, weight, bias).shape, "output")
     shifted = sol.call("conv2d", x[:, :, 1:], weight, bias)
     expect_close(shifted, out[:, :, 1:], "output of the image without its first row")
 
@@ -47,6 +57,8 @@ def linear_in_x(sol, c):
     a = sol.call("conv2d", x, weight, None, **c.kwargs)
     b = sol.call("conv2d", 2.0 * x + 1.0, weight, None, **c.kwargs)
     ones = sol.call("conv2d", torch.ones_like(x), weight, None, **c.kwargs)
+    want = F.conv2d(x, weight, None, **c.kwargs).shape
+    a, b, ones = (shaped(t, want, "output") for t in (a, b, ones))
     expect_close(b, 2.0 * a + ones, "conv(2x + 1) against 2 conv(x) + conv(1)", scale=10)
 
 

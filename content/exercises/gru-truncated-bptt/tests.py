@@ -59,6 +59,15 @@ def torch_tbptt_grads(c):
     return list(torch.autograd.grad(out, [x, h0, *w], c.data["grad_out"]))
 
 
+def shaped(value, shape, where):
+    """The learner's answer as a tensor of the shape this check needs, or the check fails
+    (so a malformed answer fails the test instead of breaking the check)."""
+    if not isinstance(value, torch.Tensor) or tuple(value.shape) != tuple(shape):
+        got = tuple(value.shape) if isinstance(value, torch.Tensor) else type(value).__name__
+        fail(f"{where}: expected a tensor of shape {tuple(shape)}, got {got}")
+    return value
+
+
 def torch_outputs(c):
     x, h0, *w = c.args
     gru = nn.GRU(x.shape[2], h0.shape[1], batch_first=True, dtype=x.dtype)
@@ -85,6 +94,7 @@ def cut_blocks_gradient(sol, c):
     gx = grads[0]
     if gx is None:
         fail("no gradient reached x at all")
+    gx = shaped(gx, x.shape, "the gradient of x")
     if start > 0 and bool(gx[:, :start].abs().max() > 0):
         fail(f"step {t}'s output sends gradient to x before step {start}, where it was cut")
     if not bool(gx[:, start : t + 1].abs().sum() > 0):

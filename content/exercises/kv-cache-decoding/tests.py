@@ -2,7 +2,7 @@ import torch
 from torch import nn
 
 from sandbox.grading import api_rule, case, edge, expect_close, nontrivial, prop, shapes
-from sandbox.grading import trajectory, values
+from sandbox.grading import fail, trajectory, values
 
 
 def problem(d, *, chunks="tokens", high=9):
@@ -43,6 +43,15 @@ def decode(sol, c):
     return [sol.method(ref, "step", piece) for piece in pieces(c)]
 
 
+def shaped(value, shape, where):
+    """The learner's answer as a tensor of the shape this check needs, or the check fails
+    (so a malformed answer fails the test instead of breaking the check)."""
+    if not isinstance(value, torch.Tensor) or tuple(value.shape) != tuple(shape):
+        got = tuple(value.shape) if isinstance(value, torch.Tensor) else type(value).__name__
+        fail(f"{where}: expected a tensor of shape {tuple(shape)}, got {got}")
+    return value
+
+
 def full(sol, c):
     return sol.method(layer(sol, c), "forward", *c.args)
 
@@ -71,8 +80,11 @@ def torch_steps(c):
 
 
 def steps_equal_own_forward(sol, c):
+    (x,) = c.args
     whole = full(sol, c)
-    got = torch.cat(decode(sol, c), dim=1)
+    steps = [shaped(out, piece.shape, f"step {i + 1}'s output")
+             for i, (out, piece) in enumerate(zip(decode(sol, c), pieces(c)))]  # fmt: skip
+    got = torch.cat(steps, dim=1)
     expect_close(got, whole, "step-by-step outputs against your forward on the whole sequence")
 
 
@@ -83,7 +95,8 @@ def reset_starts_over(sol, c):
         sol.method(ref, "step", piece)
     sol.method(ref, "reset")
     other = torch.flip(x, dims=[1]) * 0.5
-    got = torch.cat([sol.method(ref, "step", other[:, t : t + 1]) for t in range(x.shape[1])], 1)
+    steps = [sol.method(ref, "step", other[:, t : t + 1]) for t in range(x.shape[1])]
+    got = torch.cat([shaped(s, other[:, :1].shape, "a step's output") for s in steps], dim=1)
     expect_close(got, sol.method(ref, "forward", other), "a second sequence after reset")
 
 

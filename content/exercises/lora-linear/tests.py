@@ -20,6 +20,15 @@ def formula(c):
     return F.linear(x, weight, bias) + alpha / a.shape[0] * (x @ a.T @ b_up.T)
 
 
+def shaped(value, shape, where):
+    """The learner's answer as a tensor of the shape this check needs, or the check fails
+    (so a malformed answer fails the test instead of breaking the check)."""
+    if not isinstance(value, torch.Tensor) or tuple(value.shape) != tuple(shape):
+        got = tuple(value.shape) if isinstance(value, torch.Tensor) else type(value).__name__
+        fail(f"{where}: expected a tensor of shape {tuple(shape)}, got {got}")
+    return value
+
+
 def module(d, *, bias=True):
     inp, out, r = d.size(1, 12), d.size(1, 12), d.size(1, 4)
     b = d.tensor((out,), low=-1, high=1) if bias or d.case == 0 else None
@@ -53,13 +62,13 @@ def only_adapters_learn(sol, c):
     frozen = ["weight"] + (["bias"] if c.data["bias"] is not None else [])
     for name in frozen:
         p = sol.method_ref(layer, "get_parameter", name)
-        if sol.get(p, "requires_grad"):
+        if sol.get(p, "requires_grad") is not False:
             fail(f"{name} requires grad: the base layer must be frozen")
         if sol.get(p, "grad") is not None:
             fail(f"{name} received a gradient")
     for name in ("lora_A", "lora_B"):
         p = sol.method_ref(layer, "get_parameter", name)
-        if not sol.get(p, "requires_grad") or sol.get(p, "grad") is None:
+        if sol.get(p, "requires_grad") is not True or sol.get(p, "grad") is None:
             fail(f"{name} received no gradient")
 
 
@@ -67,8 +76,9 @@ def first_gradients(sol, c):
     """At B = 0: dL/dB = (alpha / r) g^T (x A^T) and dL/dA = 0, with the learner's own A."""
     layer = build(sol, c)
     a = sol.get(sol.method_ref(layer, "get_parameter", "lora_A"))
-    if a.shape != (c.data["r"], c.data["weight"].shape[1]) or bool((a == 0).all()):
-        fail("lora_A must be (r, in) and not all zero")
+    a = shaped(a, (c.data["r"], c.data["weight"].shape[1]), "lora_A")
+    if bool((a == 0).all()):
+        fail("lora_A must not be all zero")
     backward(sol, layer, c)
     scaling = c.data["alpha"] / c.data["r"]
     g, x = c.data["grad_out"], c.data["x"]
@@ -83,14 +93,17 @@ def sgd_steps(sol, c, steps=3, lr=0.1):
     steps computed here from the learner's initial A."""
     layer = build(sol, c)
     refs = {n: sol.method_ref(layer, "get_parameter", n) for n in ("lora_A", "lora_B")}
-    a = sol.get(refs["lora_A"]).clone().requires_grad_(True)
+    shape_a = (c.data["r"], c.data["weight"].shape[1])
+    a = shaped(sol.get(refs["lora_A"]), shape_a, "lora_A").clone().requires_grad_(True)
     b_up = torch.zeros(c.data["weight"].shape[0], c.data["r"], requires_grad=True)
     for step in range(steps):
         backward(sol, layer, c)
-        for ref in refs.values():
+        for name, ref in refs.items():
             grad = sol.get(ref, "grad")
             if grad is None:
                 fail(f"step {step}: an adapter received no gradient")
+            want = shape_a if name == "lora_A" else (c.data["weight"].shape[0], c.data["r"])
+            grad = shaped(grad, want, f"{name}'s gradient")
             sol.method(sol.method_ref(ref, "detach"), "sub_", lr * grad)
             sol.set(ref, "grad", None)
         mine = lora_formula(c, a, b_up)

@@ -2,7 +2,7 @@ import torch
 from torch import nn
 
 from sandbox.grading import api_rule, case, edge, expect_close, gradients, nontrivial, prop, shapes
-from sandbox.grading import values
+from sandbox.grading import fail, values
 
 
 def weights(d, inp, hid):
@@ -51,13 +51,34 @@ def torch_lstm(c):
     return out.detach(), (h[0].detach(), cell[0].detach())
 
 
+def shaped(value, shape, where):
+    """The learner's answer as a tensor of the shape this check needs, or the check fails
+    (so a malformed answer fails the test instead of breaking the check)."""
+    if not isinstance(value, torch.Tensor) or tuple(value.shape) != tuple(shape):
+        got = tuple(value.shape) if isinstance(value, torch.Tensor) else type(value).__name__
+        fail(f"{where}: expected a tensor of shape {tuple(shape)}, got {got}")
+    return value
+
+
+def run(sol, x, h0, c0, w):
+    """The learner's lstm on x, its answer checked to be (output, (h_n, c_n))."""
+    answer = sol.call("lstm", x, h0, c0, *w)
+    if not isinstance(answer, (tuple, list)) or len(answer) != 2 or not isinstance(
+        answer[1], (tuple, list)
+    ) or len(answer[1]) != 2:
+        fail("lstm must return (output, (h_n, c_n))")
+    batch, steps, hid = x.shape[0], x.shape[1], h0.shape[1]
+    out = shaped(answer[0], (batch, steps, hid), "output")
+    return out, shaped(answer[1][0], h0.shape, "h_n"), shaped(answer[1][1], c0.shape, "c_n")
+
+
 def halves_chain(sol, c):
     """Running the first steps, then the rest from the states they left, equals one run."""
     x, h0, c0, *w = c.args
     split = x.shape[1] // 2
-    whole, (h, cell) = sol.call("lstm", x, h0, c0, *w)
-    first, (h1, c1) = sol.call("lstm", x[:, :split], h0, c0, *w)
-    second, (h2, c2) = sol.call("lstm", x[:, split:], h1, c1, *w)
+    whole, h, cell = run(sol, x, h0, c0, w)
+    first, h1, c1 = run(sol, x[:, :split], h0, c0, w)
+    second, h2, c2 = run(sol, x[:, split:], h1, c1, w)
     expect_close(torch.cat([first, second], dim=1), whole, "outputs of two chained halves")
     expect_close(h2, h, "h after two chained halves")
     expect_close(c2, cell, "c after two chained halves")
@@ -71,7 +92,10 @@ def saturated_forget_gate_remembers(sol, c):
     b_ih = b_ih.clone()
     b_ih[:hid] = -60.0  # input gate
     b_ih[hid : 2 * hid] = 60.0  # forget gate
-    _, c2 = sol.call("lstm_cell", x, h, cell, w_ih, w_hh, b_ih, b_hh)
+    answer = sol.call("lstm_cell", x, h, cell, w_ih, w_hh, b_ih, b_hh)
+    if not isinstance(answer, (tuple, list)) or len(answer) != 2:
+        fail("lstm_cell must return (h, c)")
+    c2 = answer[1]
     expect_close(c2, cell, "c after a step with the forget gate open and the input gate shut")
 
 

@@ -1,7 +1,7 @@
 import torch
 
 from sandbox.grading import api_rule, case, edge, expect_close, gradients, nontrivial, prop, shapes
-from sandbox.grading import values
+from sandbox.grading import fail, values
 
 
 def problem(d, *, causal=False, pad=False, high=9, low=-3.0, top=3.0):
@@ -28,6 +28,15 @@ def left_padded(d):
     return case(q, k, v, causal=True, key_padding_mask=mask)
 
 
+def shaped(value, shape, where):
+    """The learner's answer as a tensor of the shape this check needs, or the check fails
+    (so a malformed answer fails the test instead of breaking the check)."""
+    if not isinstance(value, torch.Tensor) or tuple(value.shape) != tuple(shape):
+        got = tuple(value.shape) if isinstance(value, torch.Tensor) else type(value).__name__
+        fail(f"{where}: expected a tensor of shape {tuple(shape)}, got {got}")
+    return value
+
+
 def out_of(sol, c):
     return sol.call("attention", *c.args, **c.kwargs)
 
@@ -37,11 +46,12 @@ def future_does_not_leak(sol, c):
     # Query t sits at position t + offset when the queries are the last Lq of Lk positions.
     offset = k.shape[1] - q.shape[1]
     t = q.shape[1] // 2
-    before = out_of(sol, c)
+    want = (q.shape[0], q.shape[1], v.shape[2])
+    before = shaped(out_of(sol, c), want, "output")
     changed = [x.clone() for x in (q, k, v)]
     for x, start in zip(changed, (t + 1, t + 1 + offset, t + 1 + offset)):
         x[:, start:] = torch.randn(x[:, start:].shape, dtype=x.dtype) * 5
-    after = out_of(sol, case(*changed, **c.kwargs))
+    after = shaped(out_of(sol, case(*changed, **c.kwargs)), want, "output")
     expect_close(after[:, : t + 1], before[:, : t + 1], f"outputs at positions 0..{t}")
 
 

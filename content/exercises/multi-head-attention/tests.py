@@ -2,7 +2,7 @@ import torch
 from torch import nn
 
 from sandbox.grading import api_rule, case, edge, expect_close, gradients, nontrivial, prop, shapes
-from sandbox.grading import values
+from sandbox.grading import fail, values
 
 
 def problem(d, *, cross=False, pad=False, causal=False, heads=None, high=9):
@@ -45,11 +45,20 @@ def torch_mha(c):
     return out.detach()
 
 
+def shaped(value, shape, where):
+    """The learner's answer as a tensor of the shape this check needs, or the check fails
+    (so a malformed answer fails the test instead of breaking the check)."""
+    if not isinstance(value, torch.Tensor) or tuple(value.shape) != tuple(shape):
+        got = tuple(value.shape) if isinstance(value, torch.Tensor) else type(value).__name__
+        fail(f"{where}: expected a tensor of shape {tuple(shape)}, got {got}")
+    return value
+
+
 def positions_permute(sol, c):
     """Self-attention without a causal mask: shuffling the positions shuffles the outputs."""
     x, _, _, *weights = c.args
     order = torch.randperm(x.shape[1])
-    out = sol.call("multi_head_attention", x, x, x, *weights)
+    out = shaped(sol.call("multi_head_attention", x, x, x, *weights), x.shape, "output")
     shuffled = x[:, order]
     out_shuffled = sol.call("multi_head_attention", shuffled, shuffled, shuffled, *weights)
     expect_close(out_shuffled, out[:, order], "output for shuffled positions")
@@ -59,11 +68,13 @@ def batch_rows_independent(sol, c):
     """Each batch row's output depends on that row alone."""
     query, key, value, *rest = c.args
     whole = sol.call("multi_head_attention", query, key, value, *rest, **c.kwargs)
+    whole = shaped(whole, query.shape, "output")
     mask = c.kwargs["key_padding_mask"]
     for i in range(query.shape[0]):
         kwargs = {**c.kwargs, "key_padding_mask": None if mask is None else mask[i : i + 1]}
         one = sol.call("multi_head_attention", query[i : i + 1], key[i : i + 1],
                        value[i : i + 1], *rest, **kwargs)
+        one = shaped(one, (1, *query.shape[1:]), f"output for batch row {i} alone")
         expect_close(one[0], whole[i], f"batch row {i} computed alone")
 
 

@@ -62,6 +62,15 @@ def torch_count(c):
     return sum(p.numel() for p in layer.parameters() if p.requires_grad)
 
 
+def shaped(value, shape, where):
+    """The learner's answer as a tensor of the shape this check needs, or the check fails
+    (so a malformed answer fails the test instead of breaking the check)."""
+    if not isinstance(value, torch.Tensor) or tuple(value.shape) != tuple(shape):
+        got = tuple(value.shape) if isinstance(value, torch.Tensor) else type(value).__name__
+        fail(f"{where}: expected a tensor of shape {tuple(shape)}, got {got}")
+    return value
+
+
 def count_ignores_heads(sol, c):
     model, _, d_ff = c.args
     counts = {h: sol.call("block_parameter_count", model, h, d_ff) for h in (1, 2, 4)}
@@ -85,7 +94,7 @@ def silent_sublayers_are_identity(sol, c):
 def positions_permute(sol, c):
     x, params, heads = c.args
     order = torch.randperm(x.shape[1])
-    out = sol.call("pre_ln_block", x, params, heads)
+    out = shaped(sol.call("pre_ln_block", x, params, heads), x.shape, "output")
     expect_close(sol.call("pre_ln_block", x[:, order], params, heads), out[:, order],
                  "output for shuffled positions")
 

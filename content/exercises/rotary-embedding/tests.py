@@ -1,6 +1,7 @@
 import torch
 
-from sandbox.grading import case, edge, expect_close, gradients, nontrivial, prop, shapes, values
+from sandbox.grading import case, edge, expect_close, fail, gradients, nontrivial, prop, shapes
+from sandbox.grading import values
 
 
 def problem(d, *, given=False, far=False, base=False, high=12):
@@ -31,12 +32,21 @@ def pairs(d):
     })  # fmt: skip
 
 
+def shaped(value, shape, where):
+    """The learner's answer as a tensor of the shape this check needs, or the check fails
+    (so a malformed answer fails the test instead of breaking the check)."""
+    if not isinstance(value, torch.Tensor) or tuple(value.shape) != tuple(shape):
+        got = tuple(value.shape) if isinstance(value, torch.Tensor) else type(value).__name__
+        fail(f"{where}: expected a tensor of shape {tuple(shape)}, got {got}")
+    return value
+
+
 def scores_depend_on_distance(sol, c):
     q, k, pq, pk, s = (c.data[key] for key in ("q", "k", "pq", "pk", "shift"))
 
     def dots(a, b):
-        rq = sol.call("apply_rope", q, positions=a)
-        rk = sol.call("apply_rope", k, positions=b)
+        rq = shaped(sol.call("apply_rope", q, positions=a), q.shape, "rotated queries")
+        rk = shaped(sol.call("apply_rope", k, positions=b), k.shape, "rotated keys")
         return (rq * rk).sum(-1)
 
     expect_close(dots(pq + s, pk + s), dots(pq, pk), f"q.k with both positions moved by {s}",
@@ -51,7 +61,7 @@ def position_zero_is_identity(sol, c):
 
 def norms_preserved(sol, c):
     (x,) = c.args
-    out = sol.call("apply_rope", x, **c.kwargs)
+    out = shaped(sol.call("apply_rope", x, **c.kwargs), x.shape, "output")
     expect_close(out.norm(dim=-1), x.norm(dim=-1), "the norm of each rotated vector", scale=10)
 
 
