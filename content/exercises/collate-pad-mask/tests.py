@@ -1,6 +1,7 @@
 import torch
 
-from sandbox.grading import api_rule, case, edge, fail, nontrivial, prop, shapes, values
+from sandbox.grading import api_rule, case, edge, fail, nontrivial, performance, prop, shapes
+from sandbox.grading import values
 
 
 def token_batch(d, *, size=None, empty=False, pad=None, batch_first=None):
@@ -62,6 +63,12 @@ def round_trip(sol, c):
             fail(f"label {i} is {int(out['labels'][i])}, expected {label}")
 
 
+def timing_case(d):
+    """Sixteen feature sequences of 8 to 32 steps, for the performance test."""
+    batch = [(d.tensor((d.integer(8, 32), 8)), d.integer(0, 9)) for _ in range(16)]
+    return case(batch, 0.0, True)
+
+
 DECLARATIONS = [
     values("token ids, padded and masked", "collate", token_batch, expect=trusted, visible=True,
            cases=3, description="1-D sequences of token ids; pad value and layout drawn"),
@@ -80,5 +87,7 @@ DECLARATIONS = [
     prop("the mask agrees with the lengths", mask_agrees_with_lengths, token_batch, cases=3),
     prop("rows give back the sequences and their labels", round_trip, feature_batch, cases=3),
     nontrivial("the batch is not empty", "collate", feature_batch),
+    performance("time against the reference", "collate", timing_case, calls=4,
+                description="reported with its spread; not graded in this exercise"),
     api_rule("pads by hand", visible=True, description="no torch.nn.utils.rnn helpers"),
 ]

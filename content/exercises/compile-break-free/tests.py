@@ -1,7 +1,7 @@
 import torch
 
-from sandbox.grading import api_rule, case, edge, expect_close, fail, nontrivial, prop, shapes
-from sandbox.grading import values
+from sandbox.grading import api_rule, case, edge, expect_close, fail, nontrivial, performance, prop
+from sandbox.grading import shapes, values
 
 
 def batch(d, *, rows=None, low=1):
@@ -53,6 +53,11 @@ def idempotent(sol, c):
         fail(f"clipping an already clipped batch counted {int(count)} rows")
 
 
+def timing_case(d):
+    """A (128, 64) batch of rows around max_norm, for the performance test."""
+    return case(d.tensor((128, 64), normal=True) * 0.2, 1.0)
+
+
 DECLARATIONS = [
     values("clipped rows and count", "clip_rows", batch, expect=trusted, visible=True,
            cases=3, description="rows of norms on both sides of max_norm"),
@@ -69,6 +74,8 @@ DECLARATIONS = [
     prop("no row ends above max_norm", clipped_rows_have_max_norm, batch, cases=3),
     prop("clipping twice changes nothing", idempotent, batch, cases=2),
     nontrivial("the rows are not zeroed", "clip_rows", batch),
+    performance("time against the reference", "clip_rows", timing_case, calls=4,
+                description="reported with its spread; not graded in this exercise"),
     api_rule("nothing that breaks the graph", visible=False,
              description="no print, .item(), .tolist(), .numpy() or .cpu()"),
 ]

@@ -1,8 +1,8 @@
 import torch
 import torch.nn.functional as F
 
-from sandbox.grading import api_rule, case, edge, expect_close, fail, nontrivial, prop, shapes
-from sandbox.grading import values
+from sandbox.grading import api_rule, case, edge, expect_close, fail, nontrivial, performance, prop
+from sandbox.grading import shapes, values
 
 
 def problem(d, *, strided=False, padded=False, tuples=False, high=9):
@@ -73,6 +73,14 @@ def skipped_rows(d):
     return case(x, weight, d.tensor((n, o, (h - 2) // 3 + 1, (w - 2) // 3 + 1)), stride=3)
 
 
+def timing_case(d):
+    """A 3x3 convolution over a (2, 4, 12, 12) batch, stride 1 and padding 1, for the
+    performance test."""
+    x = d.tensor((2, 4, 12, 12))
+    weight = d.weights(4 * 3 * 3, 8).reshape(8, 4, 3, 3)
+    return case(x, weight, d.tensor((2, 8, 12, 12), normal=True), 1, 1)
+
+
 DECLARATIONS = [
     values("stride 1, no padding", "conv2d_backward", problem, expect=autograd_grads,
            visible=True, description="compared with autograd through F.conv2d"),
@@ -89,6 +97,8 @@ DECLARATIONS = [
     edge("a kernel as large as the padded image", "conv2d_backward",
          lambda d: problem(d, padded=True, high=1), expect=autograd_grads, cases=2),
     nontrivial("the gradients are not zero", "conv2d_backward", everything),
+    performance("time against the reference", "conv2d_backward", timing_case, calls=4,
+                description="reported with its spread; not graded in this exercise"),
     api_rule("differentiates by hand", visible=True,
              description="no .backward(), torch.autograd or convolution functions"),
 ]

@@ -1,8 +1,8 @@
 import torch
 import torch.nn.functional as F
 
-from sandbox.grading import api_rule, case, edge, expect_close, gradients, nontrivial, prop, shapes
-from sandbox.grading import fail, values
+from sandbox.grading import api_rule, case, edge, expect_close, fail, gradients, nontrivial
+from sandbox.grading import performance, prop, shapes, values
 
 
 def problem(d, *, strided=False, padded=False, bias=True, tuples=False, high=9):
@@ -68,6 +68,13 @@ def kernel_fills_image(d):
     return case(d.tensor((n, c, h, w)), d.tensor((o, c, h, w)), d.tensor((o,)))
 
 
+def timing_case(d):
+    """A 3x3 convolution over a (2, 4, 16, 16) batch, stride 1 and padding 1, for the
+    performance test."""
+    weight = d.weights(4 * 3 * 3, 8).reshape(8, 4, 3, 3)
+    return case(d.tensor((2, 4, 16, 16)), weight, d.tensor((8,), low=-1, high=1), 1, 1)
+
+
 DECLARATIONS = [
     values("stride 1, no padding", "conv2d", problem, expect=torch_conv, visible=True,
            description="compared with F.conv2d on the same weights"),
@@ -87,5 +94,7 @@ DECLARATIONS = [
                         None, stride=2),
          expect=torch_conv, cases=2),
     nontrivial("the output is not zero", "conv2d", everything),
+    performance("time against the reference", "conv2d", timing_case, calls=4,
+                description="reported with its spread; not graded in this exercise"),
     api_rule("does not call a built-in convolution", visible=True),
 ]

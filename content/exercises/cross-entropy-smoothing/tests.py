@@ -8,6 +8,7 @@ from sandbox.grading import (
     expect_close,
     fail,
     nontrivial,
+    performance,
     prop,
     shapes,
     values,
@@ -97,6 +98,12 @@ def all_ignored(d):
                 label_smoothing=d.choice([0.0, 0.2]), reduction=d.choice(["mean", "sum"]))
 
 
+def timing_case(d):
+    """(64, 100) logits, some targets ignored, smoothing 0.1, for the performance test."""
+    c = batch(d, n=64, classes=100)
+    return case(*c.args, -100, 0.1, "mean")
+
+
 DECLARATIONS = [
     values("mean loss with ignored positions", "cross_entropy", batch, visible=True,
            expect=torch_loss, description="reduction='mean', no smoothing, some targets -100"),
@@ -126,6 +133,8 @@ DECLARATIONS = [
          lambda d: batch(d, n=d.size(3, 24), ignored=0.4, label_smoothing=0.2), cases=3),
     prop("the loss is linear in the smoothing", linear_in_smoothing, batch, cases=2),
     nontrivial("the loss is not zero", "cross_entropy", smoothed),
+    performance("time against the reference", "cross_entropy", timing_case, calls=4,
+                description="reported with its spread; not graded in this exercise"),
     api_rule("computes the loss itself", visible=True,
              description="no F.cross_entropy, F.nll_loss or their nn modules"),
 ]

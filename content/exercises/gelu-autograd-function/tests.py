@@ -7,6 +7,7 @@ from sandbox.grading import (
     expect_close,
     gradients,
     nontrivial,
+    performance,
     prop,
     shapes,
     values,
@@ -58,6 +59,11 @@ def bounded_below(sol, c):
                  scale=10)
 
 
+def timing_case(d):
+    """A (64, 256) tensor, for the performance test (the forward only)."""
+    return case(d.tensor((64, 256), low=-4, high=4))
+
+
 DECLARATIONS = [
     values("forward on small tensors", "gelu", activations, visible=True,
            description="gelu(x) = x * Phi(x) on float32 tensors of one to three dimensions"),
@@ -77,6 +83,8 @@ DECLARATIONS = [
     prop("the backward is linear in grad_output", linear_in_grad_output, with_grad_output),
     prop("gelu is bounded below and tends to x", bounded_below, activations),
     nontrivial("backward is not zero", grad_of_gelu, with_grad_output),
+    performance("time against the reference", "gelu", timing_case, calls=4,
+                description="reported with its spread; not graded in this exercise"),
     api_rule("writes the backward by hand", visible=True,
              description="no F.gelu, nn.GELU, or autograd run inside the backward"),
 ]

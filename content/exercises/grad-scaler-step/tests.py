@@ -1,6 +1,7 @@
 import torch
 
-from sandbox.grading import api_rule, case, edge, fail, nontrivial, prop, shapes, trajectory
+from sandbox.grading import api_rule, case, edge, fail, nontrivial, performance, prop, shapes
+from sandbox.grading import trajectory
 
 
 def problem(d, *, steps=6, bad=None, interval=None, bad_value=None):
@@ -96,6 +97,15 @@ def movement(sol, c):
     return [p - w for p, w in zip(last, c.data["weights"])]
 
 
+def timing_case(d):
+    """One step on four (32, 32) parameters, no overflow, for the performance test."""
+    c = problem(d, steps=1, bad=[])
+    weights = [d.tensor((32, 32), normal=True) for _ in range(4)]
+    state = dict(c.data["state"])
+    grads = [d.tensor((32, 32), normal=True) * state["scale"] for _ in range(4)]
+    return case(weights, grads, state, c.data["lr"], 100.0)
+
+
 DECLARATIONS = [
     trajectory("six steps match GradScaler with clipping", run, problem, expect=torch_run,
                visible=True, cases=3,
@@ -117,6 +127,8 @@ DECLARATIONS = [
     prop("a skipped step changes no parameter", skipped_step_keeps_params,
          lambda d: problem(d, steps=1, bad=[]), cases=2, visible=True),
     nontrivial("the weights move", movement, lambda d: problem(d, bad=[1])),
+    performance("time against the reference", "scaler_step", timing_case, calls=4,
+                description="reported with its spread; not graded in this exercise"),
     api_rule("writes the scaler's logic itself", visible=True,
              description="no torch.amp and no _amp_ internals"),
 ]

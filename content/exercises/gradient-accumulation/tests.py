@@ -1,8 +1,8 @@
 import torch
 import torch.nn.functional as F
 
-from sandbox.grading import api_rule, case, edge, expect_close, nontrivial, prop, shapes
-from sandbox.grading import trajectory, values
+from sandbox.grading import api_rule, case, edge, expect_close, nontrivial, performance, prop
+from sandbox.grading import shapes, trajectory, values
 
 
 def net(d):
@@ -78,6 +78,14 @@ def run_train(sol, c):
     return sol.call("train", *c.args)
 
 
+def timing_case(d):
+    """A 32-64-10 network and two micro-batches of 16, for the performance test."""
+    dims = 32, 64, 10
+    params = [d.weights(32, 64), d.tensor((64,), low=-0.5, high=0.5),
+              d.weights(64, 10), d.tensor((10,), low=-0.5, high=0.5)]
+    return case(params, micro_batches(d, dims, 2, 16))
+
+
 DECLARATIONS = [
     values("gradients equal the large batch's", "accumulated_grads", one_batch,
            expect=big_batch_grads, visible=True, cases=3,
@@ -97,6 +105,8 @@ DECLARATIONS = [
     prop("splitting the batch does not change the gradient", split_does_not_matter, one_batch,
          cases=3),
     nontrivial("the gradient is not zero", "accumulated_grads", one_batch),
+    performance("time against the reference", "accumulated_grads", timing_case, calls=4,
+                description="reported with its spread; not graded in this exercise"),
     api_rule("accumulates with backward, no functional autograd", visible=True,
              forbid=["torch.autograd.grad", "torch.func", "functorch"],
              description="one .backward() per micro-batch; no torch.autograd.grad or torch.func"),

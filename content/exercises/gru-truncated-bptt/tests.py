@@ -1,8 +1,8 @@
 import torch
 from torch import nn
 
-from sandbox.grading import api_rule, case, edge, expect_close, gradients, nontrivial, prop, shapes
-from sandbox.grading import fail, values
+from sandbox.grading import api_rule, case, edge, expect_close, fail, gradients, nontrivial
+from sandbox.grading import performance, prop, shapes, values
 
 NAMES = ("weight_ih", "weight_hh", "bias_ih", "bias_hh")
 
@@ -108,6 +108,13 @@ def values_ignore_k(sol, c):
                  "outputs with cuts against outputs without")  # fmt: skip
 
 
+def timing_case(d):
+    """Batch 4, 16 steps, 16 inputs, 32 hidden units, cut every 4 steps, for the
+    performance test."""
+    return case(d.tensor((4, 16, 16), low=-2, high=2), d.tensor((4, 32), low=-1, high=1),
+                *weights(d, 16, 32), 4)
+
+
 DECLARATIONS = [
     values("one step equals nn.GRUCell", "gru_cell", one_step, expect=torch_cell, visible=True,
            description="weights injected into nn.GRUCell"),
@@ -132,6 +139,8 @@ DECLARATIONS = [
          lambda d: sequence(d, low=4), cases=4),
     prop("cuts never change the outputs", values_ignore_k, lambda d: sequence(d, low=2)),
     nontrivial("the gradients are not zero", tbptt_grads, lambda d: sequence(d, low=3)),
+    performance("time against the reference", "gru_tbptt", timing_case, calls=4,
+                description="reported with its spread; not graded in this exercise"),
     api_rule("writes the recurrence itself", visible=True,
              description="no nn.GRU, nn.GRUCell or torch.gru"),
 ]

@@ -7,6 +7,7 @@ from sandbox.grading import (
     expect_close,
     fail,
     nontrivial,
+    performance,
     prop,
     shapes,
     values,
@@ -119,6 +120,12 @@ def scale_of(sol, c):
     return sol.call("per_channel_scale", c.args[0])
 
 
+def timing_case(d):
+    """A (64, 128) weight, scales computed per channel, for the performance test."""
+    ranges = d.tensor((64, 1), low=0.05, high=4.0)
+    return case(d.tensor((64, 128)) * ranges)
+
+
 DECLARATIONS = [
     values("per-channel scales", scale_of, automatic, visible=True,
            expect=lambda c: true_scale(c.args[0]),
@@ -142,6 +149,8 @@ DECLARATIONS = [
     prop("outputs lie on the int8 grid", on_the_grid, too_small_scale, cases=3),
     prop("quantising twice changes nothing", idempotent, too_small_scale, cases=3),
     nontrivial("the gradient is not zero", grad_w, automatic),
+    performance("time against the reference", "fake_quant", timing_case, calls=4,
+                description="reported with its spread; not graded in this exercise"),
     api_rule("quantises by hand", visible=True,
              description="no torch.fake_quantize_*, torch.quantize_* or torch.ao"),
 ]

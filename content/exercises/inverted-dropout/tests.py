@@ -9,6 +9,7 @@ from sandbox.grading import (
     expect_close,
     fail,
     nontrivial,
+    performance,
     prop,
     shapes,
     values,
@@ -109,6 +110,11 @@ def eval_mode(sol, c):
     return sol.call("dropout", x, p, training=False)
 
 
+def timing_case(d):
+    """A (64, 256) tensor in training mode, for the performance test."""
+    return case(d.tensor((64, 256)), 0.3, True)
+
+
 DECLARATIONS = [
     values("eval mode is the identity", eval_mode, activations, visible=True,
            expect=lambda c: c.args[0], description="training=False returns x unchanged"),
@@ -131,6 +137,8 @@ DECLARATIONS = [
     edge("an empty tensor", train, lambda d: activations(d, shape=(0, d.size(1, 5))),
          expect=lambda c: c.args[0], cases=1),
     nontrivial("training output is not zero", train, many),
+    performance("time against the reference", "dropout", timing_case, calls=4,
+                description="reported with its spread; not graded in this exercise"),
     api_rule("draws the mask itself", visible=True,
              description="no F.dropout, nn.Dropout or torch.bernoulli"),
 ]

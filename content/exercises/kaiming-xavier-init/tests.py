@@ -2,7 +2,8 @@ import math
 
 import torch
 
-from sandbox.grading import api_rule, case, edge, fail, nontrivial, prop, shapes, values
+from sandbox.grading import api_rule, case, edge, fail, nontrivial, performance, prop, shapes
+from sandbox.grading import values
 
 
 def answer(value, what, shape=None, count=None):
@@ -134,6 +135,11 @@ def kaiming_spread(sol, c):
     return draw_kaiming(sol, c)
 
 
+def timing_case(d):
+    """A (128, 128) weight to fill, for the performance test."""
+    return case(torch.empty((128, 128), dtype=d.dtype))
+
+
 DECLARATIONS = [
     values("fans of linear and convolution weights", "fans", any_shape, visible=True,
            cases=5, expect=lambda c: true_fans(c.args[0]),
@@ -154,5 +160,7 @@ DECLARATIONS = [
     prop("fills the weight in place", fills_in_place, small_weight, cases=2),
     shapes("keeps shape and dtype", draw_kaiming, small_weight, dtypes=("float32", "float64")),
     nontrivial("the weights are not zero", kaiming_spread, big_weight),
+    performance("time against the reference", "kaiming_normal_", timing_case, calls=4,
+                description="reported with its spread; not graded in this exercise"),
     api_rule("does not call torch.nn.init", visible=True),
 ]

@@ -9,6 +9,7 @@ from sandbox.grading import (
     fail,
     gradients,
     nontrivial,
+    performance,
     prop,
     shapes,
     values,
@@ -90,6 +91,12 @@ def grad_rows_sum_to_zero(sol, c):
     expect_close(sums, torch.zeros_like(sums), "grad_x summed along the last dim", scale=100)
 
 
+def timing_case(d):
+    """A (8, 32, 64) batch, for the performance test (the forward only)."""
+    c = rows(d, lead=(8, 32), features=64)
+    return case(*c.args, 1e-5)
+
+
 DECLARATIONS = [
     values("forward matches nn.LayerNorm", "layer_norm", rows, visible=True,
            expect=torch_forward, description="(N, D) and (B, T, D) inputs, drawn weight and bias"),
@@ -110,6 +117,8 @@ DECLARATIONS = [
     prop("each row of grad_x sums to zero", grad_rows_sum_to_zero,
          lambda d: rows(d, features=d.size(2, 24)), dtypes=("float64",)),
     nontrivial("the gradients are not zero", grads_of, rows),
+    performance("time against the reference", "layer_norm", timing_case, calls=4,
+                description="reported with its spread; not graded in this exercise"),
     api_rule("writes LayerNorm and its backward by hand", visible=True,
              description="no F.layer_norm, nn.LayerNorm, or autograd inside the backward"),
 ]

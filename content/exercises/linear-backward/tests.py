@@ -7,6 +7,7 @@ from sandbox.grading import (
     expect_close,
     fail,
     nontrivial,
+    performance,
     prop,
     shapes,
     values,
@@ -100,6 +101,11 @@ def linear_in_grad_out(sol, c):
                      scale=10)
 
 
+def timing_case(d):
+    """64 rows through a 128 -> 64 layer, for the performance test."""
+    return problem(d, lead=(64,), fan_in=128, fan_out=64)
+
+
 DECLARATIONS = [
     values("a batch of rows", "linear_backward", problem, visible=True, expect=autograd_grads,
            description="x (N, in), against nn.Linear's own backward"),
@@ -118,6 +124,8 @@ DECLARATIONS = [
          lambda d: problem(d, lead=(d.size(2, 20),))),
     prop("the gradients are linear in grad_out", linear_in_grad_out, problem),
     nontrivial("the gradients are not zero", "linear_backward", problem),
+    performance("time against the reference", "linear_backward", timing_case, calls=4,
+                description="reported with its spread; not graded in this exercise"),
     api_rule("computes the gradients without autograd", visible=True,
              description="no .backward(), torch.autograd or torch.func"),
 ]

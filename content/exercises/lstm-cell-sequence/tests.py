@@ -1,8 +1,8 @@
 import torch
 from torch import nn
 
-from sandbox.grading import api_rule, case, edge, expect_close, gradients, nontrivial, prop, shapes
-from sandbox.grading import fail, values
+from sandbox.grading import api_rule, case, edge, expect_close, fail, gradients, nontrivial
+from sandbox.grading import performance, prop, shapes, values
 
 
 def weights(d, inp, hid):
@@ -99,6 +99,13 @@ def saturated_forget_gate_remembers(sol, c):
     expect_close(c2, cell, "c after a step with the forget gate open and the input gate shut")
 
 
+def timing_case(d):
+    """Batch 4, 16 steps, 16 inputs, 32 hidden units, for the performance test."""
+    x = d.tensor((4, 16, 16), low=-2, high=2)
+    h0, c0 = d.tensor((4, 32), low=-1, high=1), d.tensor((4, 32), low=-1, high=1)
+    return case(x, h0, c0, *weights(d, 16, 32))
+
+
 DECLARATIONS = [
     values("one step equals nn.LSTMCell", "lstm_cell", one_step, expect=torch_cell,
            visible=True, description="weights injected into nn.LSTMCell"),
@@ -114,6 +121,8 @@ DECLARATIONS = [
     edge("a sequence of one step", "lstm", lambda d: sequence(d, high=1), expect=torch_lstm,
          cases=1),
     nontrivial("the outputs are not zero", "lstm", sequence),
+    performance("time against the reference", "lstm", timing_case, calls=4,
+                description="reported with its spread; not graded in this exercise"),
     api_rule("writes the recurrence itself", visible=True,
              description="no nn.LSTM, nn.LSTMCell or torch.lstm"),
 ]

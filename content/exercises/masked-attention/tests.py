@@ -1,7 +1,7 @@
 import torch
 
-from sandbox.grading import api_rule, case, edge, expect_close, gradients, nontrivial, prop, shapes
-from sandbox.grading import fail, values
+from sandbox.grading import api_rule, case, edge, expect_close, fail, gradients, nontrivial
+from sandbox.grading import performance, prop, shapes, values
 
 
 def problem(d, *, causal=False, pad=False, high=9, low=-3.0, top=3.0):
@@ -73,6 +73,12 @@ def keys_are_a_set(sol, c):
                  "output with the keys and values shuffled together")
 
 
+def timing_case(d):
+    """Causal attention, batch 4, 32 positions, 32 features, for the performance test."""
+    q, k, v = (d.tensor((4, 32, 32)) for _ in range(3))
+    return case(q, k, v, True)
+
+
 DECLARATIONS = [
     values("attention without masks", "attention", problem, visible=True,
            description="(batch, Lq, d) queries against (batch, Lk, d) keys"),
@@ -97,6 +103,8 @@ DECLARATIONS = [
     edge("sequences of length one", "attention",
          lambda d: problem(d, causal=True, pad=True, high=1), cases=1),
     nontrivial("the output is not zero", "attention", lambda d: problem(d, causal=True)),
+    performance("time against the reference", "attention", timing_case, calls=4,
+                description="reported with its spread; not graded in this exercise"),
     api_rule("writes the softmax and attention itself", visible=True,
              description="no F.scaled_dot_product_attention and no built-in softmax"),
 ]

@@ -7,6 +7,7 @@ from sandbox.grading import (
     expect_close,
     fail,
     nontrivial,
+    performance,
     prop,
     shapes,
     trajectory,
@@ -144,6 +145,13 @@ def grads_of(sol, c):
     return answer(sol.call("loss_and_grads", *c.args), "loss_and_grads", count=2)[1]
 
 
+def timing_case(d):
+    """A 32-64-10 network on 64 rows, for the performance test."""
+    params = {"w1": d.weights(32, 64), "b1": d.tensor((64,), low=-0.5, high=0.5),
+              "w2": d.weights(64, 10), "b2": d.tensor((10,), low=-0.5, high=0.5)}
+    return case(params, d.tensor((64, 32)), d.tensor((64, 10), normal=True))
+
+
 DECLARATIONS = [
     values("forward matches nn.Linear, ReLU, nn.Linear", forward_of, network, visible=True,
            expect=torch_forward, description="the injected weights in torch's own layers"),
@@ -163,6 +171,8 @@ DECLARATIONS = [
     prop("sgd_step leaves its inputs unchanged", step_leaves_inputs, network, cases=2),
     prop("a small step lowers the loss", loss_goes_down, network, cases=2),
     nontrivial("the gradients are not zero", grads_of, network),
+    performance("time against the reference", "loss_and_grads", timing_case, calls=4,
+                description="reported with its spread; not graded in this exercise"),
     api_rule("no autograd and no torch.optim", visible=True,
              description="no .backward(), torch.autograd, torch.func, torch.optim or F.mse_loss"),
 ]

@@ -1,8 +1,8 @@
 import torch
 from torch import nn
 
-from sandbox.grading import api_rule, case, edge, expect_close, gradients, nontrivial, prop, shapes
-from sandbox.grading import fail, values
+from sandbox.grading import api_rule, case, edge, expect_close, fail, gradients, nontrivial
+from sandbox.grading import performance, prop, shapes, values
 
 
 def problem(d, *, cross=False, pad=False, causal=False, heads=None, high=9):
@@ -82,6 +82,14 @@ def several_heads(d, **kw):
     return problem(d, heads=(2, 3, 4), **kw)
 
 
+def timing_case(d):
+    """Causal self-attention, batch 4, 16 positions, 32 features in 4 heads, for the
+    performance test."""
+    x = d.tensor((4, 16, 32))
+    return case(x, x, x, d.weights(32, 96), d.tensor((96,), low=-0.5, high=0.5),
+                d.weights(32, 32), d.tensor((32,), low=-0.5, high=0.5), 4, None, True)
+
+
 DECLARATIONS = [
     values("self-attention equals nn.MultiheadAttention", "multi_head_attention", problem,
            expect=torch_mha, visible=True,
@@ -106,5 +114,7 @@ DECLARATIONS = [
     edge("one position, one head", "multi_head_attention",
          lambda d: problem(d, heads=(1,), high=1), expect=torch_mha, cases=1),
     nontrivial("the output is not zero", "multi_head_attention", several_heads),
+    performance("time against the reference", "multi_head_attention", timing_case, calls=4,
+                description="reported with its spread; not graded in this exercise"),
     api_rule("does not call the built-in attention", visible=True),
 ]

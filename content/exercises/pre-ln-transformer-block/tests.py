@@ -1,8 +1,8 @@
 import torch
 from torch import nn
 
-from sandbox.grading import api_rule, case, edge, expect_close, gradients, nontrivial, prop, shapes
-from sandbox.grading import fail, values
+from sandbox.grading import api_rule, case, edge, expect_close, fail, gradients, nontrivial
+from sandbox.grading import performance, prop, shapes, values
 
 NAMES = (
     "norm1.weight", "norm1.bias", "self_attn.in_proj_weight", "self_attn.in_proj_bias",
@@ -99,6 +99,11 @@ def positions_permute(sol, c):
                  "output for shuffled positions")
 
 
+def timing_case(d):
+    """Batch 2, 16 positions, 32 features in 4 heads, d_ff 64, for the performance test."""
+    return case(d.tensor((2, 16, 32)), drawn_params(d, 32, 64), 4, True)
+
+
 DECLARATIONS = [
     values("parameter count equals nn.TransformerEncoderLayer's", "block_parameter_count",
            sizes, expect=torch_count, tol=0.0, cases=5, visible=True,
@@ -122,6 +127,8 @@ DECLARATIONS = [
     edge("a single token", "pre_ln_block", lambda d: problem(d, high=1), expect=torch_block,
          cases=1),
     nontrivial("the output is not zero", "pre_ln_block", problem),
+    performance("time against the reference", "pre_ln_block", timing_case, calls=4,
+                description="reported with its spread; not graded in this exercise"),
     api_rule("builds the block itself", visible=True,
              description="no nn.TransformerEncoderLayer or nn.MultiheadAttention"),
 ]

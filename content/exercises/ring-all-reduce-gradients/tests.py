@@ -1,6 +1,7 @@
 import torch
 
-from sandbox.grading import api_rule, case, edge, fail, nontrivial, prop, shapes, values
+from sandbox.grading import api_rule, case, edge, fail, nontrivial, performance, prop, shapes
+from sandbox.grading import values
 
 
 def ranks(d, *, world=None, spread=1.0):
@@ -62,6 +63,11 @@ def inputs_untouched(sol, c):
             fail(f"rank {r}'s result changed between two identical calls")
 
 
+def timing_case(d):
+    """Four ranks of a (64, 64) gradient, for the performance test."""
+    return case([d.tensor((64, 64), normal=True) for _ in range(4)])
+
+
 DECLARATIONS = [
     values("two ranks", "ring_all_reduce", lambda d: ranks(d, world=2), expect=trusted_sum,
            visible=True, cases=3, description="W = 2: every rank ends with the sum"),
@@ -85,6 +91,8 @@ DECLARATIONS = [
          lambda d: ranks(d, world=d.choice([3, 4, 5, 6]), spread=6.0), cases=4),
     prop("a second call gives the same result", inputs_untouched, ranks, cases=2),
     nontrivial("the sum is not zero", "ring_all_reduce", ranks),
+    performance("time against the reference", "ring_all_reduce", timing_case, calls=4,
+                description="reported with its spread; not graded in this exercise"),
     api_rule("simulates the ranks itself", visible=True,
              description="no torch.distributed"),
 ]

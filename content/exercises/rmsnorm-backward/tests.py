@@ -9,6 +9,7 @@ from sandbox.grading import (
     fail,
     gradients,
     nontrivial,
+    performance,
     prop,
     shapes,
     values,
@@ -86,6 +87,12 @@ def zero_rows(d):
     return case(x, c.args[1], **c.kwargs, data=c.data)
 
 
+def timing_case(d):
+    """A (8, 32, 64) batch, for the performance test (the forward only)."""
+    c = rows(d, lead=(8, 32), features=64)
+    return case(*c.args, 1e-6)
+
+
 DECLARATIONS = [
     values("forward matches F.rms_norm", "rms_norm", rows, visible=True, expect=torch_forward,
            description="(N, D) and (B, T, D) inputs, drawn weight and eps"),
@@ -109,6 +116,8 @@ DECLARATIONS = [
     prop("grad_x is orthogonal to x", grad_orthogonal_to_x,
          lambda d: rows(d, features=d.size(2, 24)), dtypes=("float64",)),
     nontrivial("the gradients are not zero", grads_of, rows),
+    performance("time against the reference", "rms_norm", timing_case, calls=4,
+                description="reported with its spread; not graded in this exercise"),
     api_rule("writes RMSNorm and its backward by hand", visible=True,
              description="no F.rms_norm, nn.RMSNorm, or autograd inside the backward"),
 ]

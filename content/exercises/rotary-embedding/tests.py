@@ -1,7 +1,7 @@
 import torch
 
-from sandbox.grading import case, edge, expect_close, fail, gradients, nontrivial, prop, shapes
-from sandbox.grading import values
+from sandbox.grading import case, edge, expect_close, fail, gradients, nontrivial, performance, prop
+from sandbox.grading import shapes, values
 
 
 def problem(d, *, given=False, far=False, base=False, high=12):
@@ -65,6 +65,11 @@ def norms_preserved(sol, c):
     expect_close(out.norm(dim=-1), x.norm(dim=-1), "the norm of each rotated vector", scale=10)
 
 
+def timing_case(d):
+    """x of shape (2, 4, 32, 32), default positions, for the performance test."""
+    return case(d.tensor((2, 4, 32, 32)))
+
+
 DECLARATIONS = [
     values("positions 0..L-1", "apply_rope", problem, visible=True,
            description="x of shape (batch, heads, L, d), default positions"),
@@ -85,4 +90,6 @@ DECLARATIONS = [
          lambda d: case(d.tensor((2, 1, 2)), positions=torch.tensor([d.integer(0, 30)])),
          cases=2),
     nontrivial("the output is not zero", "apply_rope", lambda d: problem(d, given=True)),
+    performance("time against the reference", "apply_rope", timing_case, calls=4,
+                description="reported with its spread; not graded in this exercise"),
 ]
