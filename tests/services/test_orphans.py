@@ -26,6 +26,7 @@ from app.services import orphans
 from app.services.fleet import FleetKeeper
 from app.services.orphans import alive, driver_id, end_orphans, process_stat
 from app.settings import Settings
+from tests.support.aio import run_async
 from tests.support.runs import events_of
 
 
@@ -182,4 +183,4 @@ def test_the_fleets_keeper_goes_on_after_any_failed_pass(engine: Engine) -> None
             await asyncio.sleep(0.01)
         task.cancel()
 
-    asyncio.run(asyncio.wait_for(three_passes(), 10))
+    run_async(asyncio.wait_for(three_passes(), 10))
