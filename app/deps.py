@@ -212,21 +212,21 @@ AdminUser = Annotated[User, Depends(_admin)]
 
 
 def _learner(session: SessionDep, identity: IdentityDep, visits: VisitsDep) -> LearnerScope | None:
-    visits.flush()  # what the asker reads includes their repeat visits not written yet
+    visits.flush_before_reading()  # reads include repeat visits not yet written
     scope = learners.resolve(session, identity)
     session.commit()
     return scope
 
 
 def _reader(session: SessionDep, identity: IdentityDep, visits: VisitsDep) -> LearnerScope:
-    visits.flush()
+    visits.flush_before_reading()
     scope = learners.for_reading(session, identity)
     session.commit()
     return scope
 
 
 def _writer(session: SessionDep, identity: IdentityDep, visits: VisitsDep) -> LearnerScope:
-    visits.flush()
+    visits.flush_before_reading()
     scope = learners.resolve(session, identity)
     if scope is not None:
         session.commit()

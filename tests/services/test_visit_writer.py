@@ -125,3 +125,21 @@ def test_visits_of_a_learner_gone_meanwhile_do_not_hold_up_the_others(engine: En
     assert row is not None and row.visits == 2
     assert writer.deferred(learner_id=gone, item_id=item) == (0, None)
     writer.close()
+
+
+def test_a_failed_write_before_a_read_keeps_the_visits_and_does_not_fail_the_read(
+    engine: Engine,
+) -> None:
+    writer = VisitWriter(engine)
+    writer._closing.set()  # no writer's thread: this test alone flushes
+    at = datetime.now(UTC)
+    writer.defer(learner_id=1, item_id=1, at=at)
+
+    def refuse(group: list[object]) -> None:
+        raise OSError("disk full")
+
+    writer._write = refuse  # type: ignore[method-assign,assignment]
+    writer.flush_before_reading()  # no exception reaches the read
+    assert writer.deferred(learner_id=1, item_id=1) == (1, at), "kept for the next try"
+    with pytest.raises(OSError):
+        writer.flush()
