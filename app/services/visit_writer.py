@@ -25,7 +25,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from sqlalchemy.engine import Engine
+from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.exc import IntegrityError
 
 from app.services import activity_rows
@@ -74,22 +74,40 @@ class VisitWriter:
             times = self._deferred.get((learner_id, item_id), [])
             return len(times), max(times, default=None)
 
-    def flush(self) -> None:
-        """Write every deferred visit now (blocking); kept for the next try if it fails."""
+    def flush(self, into: Connection | None = None) -> None:
+        """Write every deferred visit now (blocking); kept for the next try if it fails.
+
+        `into`: the caller's connection, when its transaction may already have written.
+        This engine lets one transaction write at a time (app/db.py), so a flush on a
+        connection of its own would wait for the caller's, which waits for the flush: the
+        visits are written in the caller's transaction instead (in a savepoint, so that a
+        failure leaves the caller's work intact), and commit with it."""
         with self._deferred_lock:
             taken, self._deferred = self._deferred, {}
         if not taken:
             return
+        group = [_Visit(*key, at) for key, times in taken.items() for at in times]
+        if into is not None:
+            try:
+                with into.begin_nested():
+                    self._write_on(into, group)
+            except Exception:  # kept for the writer's thread (which lets go of gone learners)
+                log.warning("deferred visits kept for later", exc_info=True)
+                self._put_back(taken)
+            return
         try:
-            self._write([_Visit(*key, at) for key, times in taken.items() for at in times])
+            self._write(group)
         except IntegrityError:
             self._write_each(taken)
         except Exception:
             log.exception("could not write deferred visits to %d items; trying again", len(taken))
-            with self._deferred_lock:
-                for key, times in taken.items():
-                    self._deferred.setdefault(key, [])[:0] = times
+            self._put_back(taken)
             raise
+
+    def _put_back(self, taken: dict[tuple[int, int], list[datetime]]) -> None:
+        with self._deferred_lock:
+            for key, times in taken.items():
+                self._deferred.setdefault(key, [])[:0] = times
 
     def _write_each(self, taken: dict[tuple[int, int], list[datetime]]) -> None:
         """A learner deleted meanwhile (an account deleted, a guest merged into an account at
@@ -157,8 +175,14 @@ class VisitWriter:
             visit.wake.set()
 
     def _write(self, group: list[_Visit]) -> None:
-        """One transaction for the whole group: a visit count per (learner, item) and the
-        views per (learner, day), each written once."""
+        """One transaction for the whole group."""
+        with self.engine.begin() as connection:
+            self._write_on(connection, group)
+
+    @staticmethod
+    def _write_on(connection: Connection, group: list[_Visit]) -> None:
+        """A visit count per (learner, item) and the views per (learner, day), each written
+        once, in `connection`'s transaction."""
         per_item = Counter((v.learner_id, v.item_id) for v in group)
         first: dict[tuple[int, int], datetime] = {}
         last: dict[tuple[int, int], datetime] = {}
@@ -166,13 +190,12 @@ class VisitWriter:
             first.setdefault((v.learner_id, v.item_id), v.at)
             last[(v.learner_id, v.item_id)] = v.at
         per_day = Counter((v.learner_id, v.at.date()) for v in group)
-        with self.engine.begin() as connection:
-            activity_rows.record_visits(
-                connection,
-                [
-                    activity_rows.Visits(learner, item, count, first[key], last[key])
-                    for key, count in per_item.items()
-                    for learner, item in [key]
-                ],
-                [(learner, day, views) for (learner, day), views in per_day.items()],
-            )
+        activity_rows.record_visits(
+            connection,
+            [
+                activity_rows.Visits(learner, item, count, first[key], last[key])
+                for key, count in per_item.items()
+                for learner, item in [key]
+            ],
+            [(learner, day, views) for (learner, day), views in per_day.items()],
+        )

@@ -67,7 +67,9 @@ def signed_in(
 ) -> Response:
     """Carry the guest's data in, start a new session (rotated at sign-in) and go on: to
     `target`, or with `response` (a page to show first) when given."""
-    visits.flush()  # the guest's repeat visits not written yet are carried in too
+    # The guest's repeat visits not written yet are carried in too: written in this
+    # transaction, which may hold the database's write already (a new account).
+    visits.flush(into=session.connection())
     if identity.session_token:
         accounts.end_session(session, identity.session_token)
     assert user.id is not None

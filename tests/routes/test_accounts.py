@@ -20,6 +20,7 @@ from app.models import (
     RecallCheck,
     User,
 )
+from app.services import visit_writer
 from app.settings import Settings
 from tests.support.forms import PASSWORD, csrf_token, form, sign_in, sign_up
 
@@ -395,6 +396,19 @@ def test_guest_progress_is_carried_into_a_new_account(
     with Session(create_engine(database_url)) as session:
         (learner,) = session.exec(select(Learner)).all()
     assert learner.user_id is not None and learner.visitor is None
+
+
+def test_a_guests_repeat_visits_not_yet_written_are_carried_into_a_new_account(
+    client: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Sign-up writes the account and then the guest's deferred visits, in one transaction
+    (two would wait on each other: a 503 after ten seconds)."""
+    monkeypatch.setattr(visit_writer, "FLUSH_SECONDS", 3600)  # the writer's thread waits
+    client.get("/")
+    for _ in range(3):
+        client.get("/items/dropout")  # the first is written at once, the others deferred
+    sign_up(client, "ursula")
+    assert client.get("/api/me/items/dropout").json()["visits"] == 3
 
 
 def test_guest_progress_merges_into_an_existing_account_at_sign_in(client: TestClient) -> None:

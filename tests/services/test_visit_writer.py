@@ -5,6 +5,7 @@ visits share a transaction under load."""
 from __future__ import annotations
 
 import threading
+import time
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime
 
@@ -143,3 +144,43 @@ def test_a_failed_write_before_a_read_keeps_the_visits_and_does_not_fail_the_rea
     assert writer.deferred(learner_id=1, item_id=1) == (1, at), "kept for the next try"
     with pytest.raises(OSError):
         writer.flush()
+
+
+def test_a_flush_into_a_transaction_that_has_written_neither_waits_nor_deadlocks(
+    engine: Engine,
+) -> None:
+    """Sign-up writes the account, then carries the guest's deferred visits in: a flush on a
+    connection of its own would wait for the sign-up's write, which waits for the flush
+    (this failed a sign-up with 503 after 10 s)."""
+    (learner,), (item, *_) = _learners_and_items(engine, 1)
+    writer = VisitWriter(engine)
+    writer._closing.set()  # no writer's thread: this test alone flushes
+    writer.record(learner_id=learner, item_id=item, at=datetime.now(UTC))
+    writer.defer(learner_id=learner, item_id=item, at=datetime.now(UTC))
+    with Session(engine) as session:
+        session.add(Learner(visitor="someone-new"))
+        session.flush()  # this transaction holds the database's write now
+        started = time.monotonic()
+        writer.flush(into=session.connection())
+        assert time.monotonic() - started < 2
+        session.commit()
+    row = _progress(engine, learner, item)
+    assert row is not None and row.visits == 2
+    assert writer.deferred(learner_id=learner, item_id=item) == (0, None)
+
+
+def test_a_flush_into_a_transaction_that_fails_keeps_the_visits_and_the_callers_work(
+    engine: Engine,
+) -> None:
+    writer = VisitWriter(engine)
+    writer._closing.set()
+    at = datetime.now(UTC)
+    writer.defer(learner_id=999_999, item_id=999_999, at=at)  # refused: no such learner
+    with Session(engine) as session:
+        session.add(Learner(visitor="kept"))
+        session.flush()
+        writer.flush(into=session.connection())
+        session.commit()
+    with Session(engine) as session:
+        assert session.exec(select(Learner).where(Learner.visitor == "kept")).one()
+    assert writer.deferred(learner_id=999_999, item_id=999_999) == (1, at)
