@@ -11,7 +11,14 @@ from app.models.content import (
     QuizPrompt,
     Topic,
 )
-from app.models.exercises import Exercise, ExerciseDraft, SolutionReveal
+from app.models.exercises import (
+    Exercise,
+    ExerciseCard,
+    ExerciseDraft,
+    ExerciseReviewEvent,
+    HintView,
+    SolutionReveal,
+)
 from app.models.limits import LimitHit
 from app.models.people import (
     Activity,
@@ -37,7 +44,10 @@ __all__ = [
     "Deck",
     "Draft",
     "Exercise",
+    "ExerciseCard",
     "ExerciseDraft",
+    "ExerciseReviewEvent",
+    "HintView",
     "Item",
     "ItemProgress",
     "LabMeasurement",

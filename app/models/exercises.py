@@ -1,5 +1,6 @@
-"""Code exercises: what the learner may see of each (written by the importer), and the
-reveals of their solutions. Submissions are runs (`Run.exercise_slug`); the reference, the
+"""Code exercises: what the learner may see of each (written by the importer), the
+reveals of their solutions and the hints shown, and the re-solving schedule of each solved
+exercise. Submissions are runs (`Run.exercise_slug`); the reference, the
 hidden tests and the mutants stay in the content folder and are never stored here."""
 
 from __future__ import annotations
@@ -65,3 +66,49 @@ class ExerciseDraft(SQLModel, table=True):
     exercise_slug: str = Field(max_length=80)
     code: str = Field(sa_column=Column(Text, nullable=False))
     updated_at: datetime = Field(default_factory=utcnow)
+
+
+class HintView(SQLModel, table=True):
+    """A hint of an exercise shown to a learner (or to a cookie-less client, by its owner
+    key): recorded the first time each is shown, with its level and the failing category it
+    answers. Hints lower a solve's rating and its status ("solved with hints")."""
+
+    __table_args__ = (
+        UniqueConstraint("visitor", "exercise_slug", "hint_index", name="uq_hintview_hint"),
+    )
+
+    id: int | None = Field(default=None, primary_key=True)
+    exercise_slug: str = Field(max_length=80, index=True)
+    learner_id: int | None = Field(
+        default=None, foreign_key="learner.id", index=True, ondelete="CASCADE"
+    )
+    visitor: str = Field(max_length=64)  # the learner's visitor key, or the owner key
+    hint_index: int  # position in the exercise's hints.yml
+    level: str = Field(max_length=16)  # concept, approach, step
+    category: str = Field(max_length=32)  # the test category it answers
+    shown_at: datetime = Field(default_factory=utcnow)
+
+
+class ExerciseReviewEvent(SQLModel, table=True):
+    """One solve of an exercise, rated as FSRS rates a recall: from the attempts, the hints
+    and the time it took; a reveal is Again. The log is the source of truth for the card."""
+
+    id: int | None = Field(default=None, primary_key=True)
+    learner_id: int = Field(foreign_key="learner.id", index=True, ondelete="CASCADE")
+    exercise_slug: str = Field(max_length=80, index=True)
+    rating: int  # 1 Again, 2 Hard, 3 Good, 4 Easy
+    source: str = Field(max_length=16)  # practice, review, reveal, mock
+    attempts: int = 0  # submissions in this solve
+    hints: int = 0  # hints shown in this solve
+    seconds: int = 0  # from the first submission (or the page) to the passing one
+    reviewed_at: datetime = Field(default_factory=utcnow)
+
+
+class ExerciseCard(SQLModel, table=True):
+    """A solved exercise's re-solving schedule for one learner (from the starter again),
+    derived from its review events."""
+
+    learner_id: int = Field(foreign_key="learner.id", primary_key=True, ondelete="CASCADE")
+    exercise_slug: str = Field(max_length=80, primary_key=True)
+    due: datetime = Field(index=True)
+    card: str = Field(sa_column=Column(Text, nullable=False))  # the scheduler's card, as JSON
