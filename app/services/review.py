@@ -10,6 +10,7 @@ they covered."""
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from functools import cache
@@ -35,6 +36,13 @@ class ReviewSource:
 def _scheduler() -> Scheduler:
     # No fuzzing: replaying a log must give exactly the schedule it gave the first time.
     return Scheduler(enable_fuzzing=False)
+
+
+@cache
+def _solving_scheduler() -> Scheduler:
+    # Re-solving an exercise is not a flash card: no learning steps minutes apart. The first
+    # solve schedules a day or more ahead, and a lapse (a reveal) brings it back sooner.
+    return Scheduler(learning_steps=(), relearning_steps=(), enable_fuzzing=False)
 
 
 def rating_for_answer(*, correct: bool, seconds: float | None) -> int:
@@ -129,6 +137,21 @@ def recall_on(scope: LearnerScope, when: datetime) -> dict[int, Recall]:
         )
         for row in rows
     }
+
+
+def schedule_solves(solves: Sequence[tuple[int, datetime]]) -> tuple[datetime, str]:
+    """An exercise's re-solving card from its log of (rating, moment), oldest first: when
+    it is due, and the card as JSON. The log must not be empty."""
+    scheduler = _solving_scheduler()
+    card = Card(card_id=0, due=_utc(solves[0][1]))
+    for rating, at in solves:
+        card, _ = scheduler.review_card(card, Rating(rating), _utc(at))
+    return card.due, json.dumps(card.to_dict())
+
+
+def solve_recall(card: str, when: datetime) -> float:
+    """The chance, 0..1, of solving again at `when` an exercise scheduled as `card`."""
+    return float(_solving_scheduler().get_card_retrievability(_card(card), _utc(when)))
 
 
 def _card(data: str) -> Card:
