@@ -181,12 +181,36 @@ def card_of(scope: LearnerScope, slug: str) -> ExerciseCard | None:
 
 
 @dataclass(frozen=True)
+class NextReview:
+    """When a solved exercise is next to be solved again, as its page says it."""
+
+    due: datetime
+    days: int  # whole days from now; 0 when due today or overdue
+
+    @property
+    def is_due(self) -> bool:
+        return self.days == 0
+
+
+def next_review(scope: LearnerScope, slug: str, *, now: datetime) -> NextReview | None:
+    """None when the learner has not solved the exercise."""
+    card = card_of(scope, slug)
+    if card is None:
+        return None
+    due = _utc(card.due)
+    left = due - now
+    days = 0 if left.total_seconds() <= 0 else max(1, round(left.total_seconds() / 86400))
+    return NextReview(due, days)
+
+
+@dataclass(frozen=True)
 class DueExercise:
     slug: str
     title: str
     topic_slug: str
     difficulty: str
     due: datetime
+    kind = "exercise"  # beside DueQuestion in the review queue
 
     @property
     def review_url(self) -> str:

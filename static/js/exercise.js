@@ -46,15 +46,19 @@
   // Drafts as for samples: a guest's in this browser, an account's on the server, so they
   // follow it to any device (and are not left in a shared browser).
   const accountDrafts = article.dataset.drafts === "account";
+  // A review re-solves from the starter: the saved draft is neither shown nor overwritten.
+  const reviewing = article.dataset.review === "1";
   const draftKey = `backprop-exercise-draft:${slug}`;
   let draft = null;
-  if (accountDrafts) {
+  if (reviewing) {
+    draft = null;
+  } else if (accountDrafts) {
     const node = $("exercise-draft");
     try { draft = node ? JSON.parse(node.textContent) : null; } catch (e) { draft = null; }
   } else {
     try { draft = localStorage.getItem(draftKey); } catch (e) { draft = null; }
   }
-  const saveDraft = accountDrafts ? serverSaver() : (text) => {
+  const saveDraft = reviewing ? () => {} : accountDrafts ? serverSaver() : (text) => {
     try {
       if (text === original) localStorage.removeItem(draftKey);
       else localStorage.setItem(draftKey, text);
