@@ -239,6 +239,16 @@ def due_exercises(scope: LearnerScope, *, now: datetime, limit: int = 30) -> lis
     ]
 
 
+def due_count(scope: LearnerScope, *, now: datetime) -> int:
+    """How many of the learner's exercises are due for re-solving now."""
+    return scope.session.exec(
+        select(func.count())
+        .select_from(ExerciseCard)
+        .join(Exercise, col(Exercise.slug) == col(ExerciseCard.exercise_slug))
+        .where(ExerciseCard.learner_id == scope.learner_id, col(ExerciseCard.due) <= now)
+    ).one()
+
+
 def recall_on(scope: LearnerScope, when: datetime) -> dict[str, float]:
     """slug → the chance of solving each carded exercise again at `when`."""
     rows = scope.session.exec(

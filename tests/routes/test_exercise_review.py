@@ -147,3 +147,44 @@ def test_passing_a_due_review_records_a_review(client: TestClient, engine: Engin
         session.commit()
     assert submit(client, "passes in review") == "passed"
     assert [s for _, _, s, _ in logged(engine)] == ["practice", "review"]
+
+
+def test_readiness_counts_each_solved_exercise(client: TestClient) -> None:
+    client = browser(client)
+    day = (utcnow() + timedelta(days=60)).date().isoformat()
+    before = client.get("/api/me/readiness", params={"interview": day}).json()
+    assert before["coding"]["solved"] == 0 and before["coding"]["exercises"] == []
+    assert before["coding"]["total"] == 31
+    assert "Coding: no exercise solved yet, of 31" in client.get(f"/dashboard?interview={day}").text
+
+    assert submit(client, "passes") == "passed"
+    soon = (utcnow() + timedelta(days=1)).date().isoformat()
+    near = client.get("/api/me/readiness", params={"interview": soon}).json()["coding"]
+    far = client.get("/api/me/readiness", params={"interview": day}).json()
+    coding = far["coding"]
+    assert coding["solved"] == 1 and coding["exercises"][0]["exercise"] == SLUG
+    one = coding["exercises"][0]
+    assert one["recall_now"] > 0.95  # just solved
+    assert 0 < one["expected_recall"] < near["exercises"][0]["expected_recall"] <= 1
+    assert coding["expected_recall"] == one["expected_recall"]
+    assert "expected_recall" in far and isinstance(far["topics"], list)
+
+    page = client.get(f"/dashboard?interview={day}").text
+    percent = f"{100 * one['expected_recall']:.0f}%"
+    assert f"Coding: <strong>{percent}</strong>" in page
+    assert f'href="/exercises/{SLUG}"' in page
+
+
+def test_readiness_refuses_a_past_or_missing_date(client: TestClient) -> None:
+    past = client.get("/api/me/readiness", params={"interview": "2000-01-01"})
+    assert past.status_code == 422 and "in the past" in past.json()["detail"]
+    assert client.get("/api/me/readiness").status_code == 422
+    assert client.get("/api/me/readiness", params={"interview": "soon"}).status_code == 422
+
+
+def test_the_dashboard_counts_due_exercises(client: TestClient) -> None:
+    client = browser(client)
+    assert submit(client, "passes") == "passed"
+    assert "1 due exercise" not in client.get("/dashboard").text
+    later(client, 30)
+    assert "Review 1 due exercise" in client.get("/dashboard").text
