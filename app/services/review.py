@@ -1,5 +1,6 @@
 """Spaced review: each question is a card per learner, scheduled with FSRS (the `fsrs`
-package; this module is the only one that knows it). The review log is the source of
+package; this module is the only one that knows it), and so is each solved exercise
+(app/services/exercise_review.py keeps their logs). The review log is the source of
 truth: a card's schedule is the log replayed, so it can always be computed again. Times
 are UTC everywhere.
 
@@ -22,7 +23,7 @@ from sqlalchemy import select as core_select
 from sqlmodel import col, select
 
 from app.domain import Identity, LearnerScope
-from app.models import Learner, ReviewCard, ReviewEvent
+from app.models import Exercise, ExerciseCard, Learner, ReviewCard, ReviewEvent
 
 SLOW_SECONDS = 45.0  # a right answer that took longer than this rates Hard
 
@@ -176,14 +177,25 @@ def _utc(moment: datetime) -> datetime:
 
 
 def _due_count(owner: Any) -> Any:
-    """Due cards of the learner `owner` picks out, counted; built once (every page of a
-    returning browser asks: the navigation shows it)."""
-    return (
+    """Due cards of the learner `owner` picks out, questions' and exercises' together,
+    counted; built once (every page of a returning browser asks: the navigation shows it).
+    An exercise's card counts while the exercise is in the content."""
+    questions = (
         core_select(func.count())
         .select_from(ReviewCard)
         .join(Learner, col(Learner.id) == col(ReviewCard.learner_id))
         .where(owner, col(ReviewCard.due) <= bindparam("now"))
+        .scalar_subquery()
     )
+    exercises = (
+        core_select(func.count())
+        .select_from(ExerciseCard)
+        .join(Learner, col(Learner.id) == col(ExerciseCard.learner_id))
+        .join(Exercise, col(Exercise.slug) == col(ExerciseCard.exercise_slug))
+        .where(owner, col(ExerciseCard.due) <= bindparam("now"))
+        .scalar_subquery()
+    )
+    return core_select(questions + exercises)
 
 
 _DUE_FOR_USER = _due_count(col(Learner.user_id) == bindparam("owner"))
@@ -191,7 +203,8 @@ _DUE_FOR_GUEST = _due_count(col(Learner.visitor) == bindparam("owner"))
 
 
 def due_for(connection: Connection, identity: Identity, *, now: datetime) -> int:
-    """How many questions are due for the asker: one statement on a plain connection."""
+    """How many questions and exercises are due for the asker: one statement on a plain
+    connection."""
     owner: int | str
     if identity.user_id is not None:
         statement, owner = _DUE_FOR_USER, identity.user_id

@@ -188,3 +188,15 @@ def test_the_dashboard_counts_due_exercises(client: TestClient) -> None:
     assert "1 due exercise" not in client.get("/dashboard").text
     later(client, 30)
     assert "Review 1 due exercise" in client.get("/dashboard").text
+
+
+def test_the_navigation_counts_due_exercises_with_due_questions(
+    client: TestClient, engine: Engine
+) -> None:
+    client = browser(client)
+    assert submit(client, "passes") == "passed"
+    questions_answered(engine, 2)
+    assert "due</span>" not in client.get("/exercises").text
+    later(client, 30)
+    assert "3 due</span>" in client.get("/exercises").text
+    assert "3 due for review" in client.get("/").text
