@@ -4,6 +4,7 @@ its editor, Run and Submit (which speak the JSON API from static/js/exercise.js)
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from datetime import datetime
 from typing import Annotated
 
@@ -17,9 +18,9 @@ from app.deps import (
     EngineDep,
     IdentityDep,
     LearnerDep,
-    NowDep,
     RunQueueDep,
     WriterDep,
+    app_state,
     identify_for_page,
 )
 from app.domain import Identity, InvalidFilter, LearnerScope
@@ -80,25 +81,27 @@ async def exercise_page(
     identity: IdentityDep,
     engine: EngineDep,
     queue: RunQueueDep,
-    now: NowDep,
     review: Annotated[bool, Query(description="Solve again from the starter.")] = False,
 ) -> HTMLResponse:
     """The statement, the starter in the editor (or an account's draft, except in review,
     which starts from the starter), Run and Submit, the results, and when it is due for
     re-solving once solved."""
     sandbox = await queue.status()  # before any query: the page waits on nothing else
-    context = await asyncio.to_thread(_page_context, engine, identity, slug, review=review, now=now)
+    clock = app_state(request).clock  # read in the thread: on PostgreSQL it is a query
+    context = await asyncio.to_thread(
+        _page_context, engine, identity, slug, review=review, now=clock
+    )
     return render(request, "exercises/detail.html", {**context, "sandbox": sandbox})
 
 
 def _page_context(
-    engine: Engine, identity: Identity, slug: str, *, review: bool, now: datetime
+    engine: Engine, identity: Identity, slug: str, *, review: bool, now: Callable[[], datetime]
 ) -> dict[str, object]:
     draft, next_review = None, None
     with Session(engine) as session:
         scope = learners.resolve(session, identity)
         if scope is not None:
-            next_review = exercise_review.next_review(scope, slug, now=now)
+            next_review = exercise_review.next_review(scope, slug, now=now())
             # An account's draft follows it (a guest's stays in the browser); a review
             # starts from the starter, so the saved draft is left as it is.
             if identity.signed_in and not review:
