@@ -1,5 +1,6 @@
 """Re-solving an exercise in the browser, as a guest, against the real grader: a passing
-submit schedules it, its page says when it is next due; once due it is in Review, whose
+submit schedules it, its page says when it is next due and the readiness forecast counts
+it; once due it is in Review, whose
 link opens it from the starter (not the code left in the editor), free of serious
 accessibility violations, at phone and desktop size in both themes."""
 
@@ -56,6 +57,13 @@ def test_a_solved_exercise_comes_back_in_review_from_the_starter(
     page.reload()
     expect(page.locator("#review-due")).to_contain_text("Next review in")
     expect(editor).not_to_contain_text("NotImplementedError")  # the guest's code is kept
+
+    interview = (utcnow() + timedelta(days=20)).date().isoformat()
+    page.goto(f"/dashboard?interview={interview}")
+    expect(page.locator("#readiness-coding")).to_contain_text("exercise you have solved, of 31")
+    expect(page.get_by_role("link", name=TITLE)).to_be_visible()
+    assert _serious(page) == []
+    screenshot(page, "readiness-coding", full_page=True)
 
     state = live_app.state.backprop
     kept = state.clock
