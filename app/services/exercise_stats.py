@@ -8,9 +8,9 @@ time; the hints and reveals are counted by the database."""
 
 from __future__ import annotations
 
-import json
 import statistics
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -20,7 +20,7 @@ from sqlalchemy import select as core_select
 from sqlmodel import Session, col
 
 from app.models import Exercise, HintView, Run, SolutionReveal
-from app.services.flaky_tests import FlakyCase, GradedSubmit, confirm
+from app.services.flaky_tests import FlakyCase, GradedSubmit, confirm, report_tests
 
 MOST_FAILING = 5  # tests listed per exercise
 SUBMIT, PASSED = "submit", "passed"
@@ -153,7 +153,7 @@ def _read_runs(session: Session, slugs: set[str]) -> dict[str, _Tally]:
         trail = tally.trails.setdefault(person, _Trail(first_at=created_at))
         if mode != SUBMIT or verdict is None:
             continue  # a run of the visible tests, or a submit that was never graded
-        submit = GradedSubmit(run_id, sha, _tests_of(grading))
+        submit = GradedSubmit(run_id, sha, report_tests(grading))
         _count_tests(tally, submit)
         if trail.solved_at is None:
             trail.submits += 1
@@ -163,17 +163,6 @@ def _read_runs(session: Session, slugs: set[str]) -> dict[str, _Tally]:
             tally.pairs.append((trail.last_submit, submit))
         trail.last_submit = submit
     return tallies
-
-
-def _tests_of(grading: str | None) -> list[dict[str, Any]]:
-    """The report's tests; none when it is missing or not what the grader writes."""
-    try:
-        tests = json.loads(grading or "{}").get("tests", [])
-    except (ValueError, AttributeError):
-        return []
-    if not isinstance(tests, list):
-        return []
-    return [t for t in tests if isinstance(t, dict) and isinstance(t.get("name"), str)]
 
 
 def _count_tests(tally: _Tally, submit: GradedSubmit) -> None:
@@ -241,3 +230,25 @@ def _add_reveals(session: Session, stats: dict[str, ExerciseStats]) -> None:
     ):
         if slug in stats:
             stats[slug].reveals = people
+
+
+# What the table sorts by: a column's name → its value (None sorts last either way).
+SORT_KEYS: dict[str, Callable[[ExerciseStats], float | None]] = {
+    "exercise": lambda s: s.position,
+    "tried": lambda s: s.tried,
+    "solve_rate": lambda s: s.solve_rate,
+    "submits": lambda s: s.median_submits_to_solve,
+    "time": lambda s: s.median_seconds_to_solve,
+    "hints": lambda s: s.hint_people,
+    "reveals": lambda s: s.reveals,
+    "flag": lambda s: len(s.flaky_cases),
+}
+
+
+def sorted_stats(stats: list[ExerciseStats], *, by: str, descending: bool) -> list[ExerciseStats]:
+    """`stats` ordered by one column; ties and missing values keep the set's order."""
+    value = SORT_KEYS[by]
+    # sorted() is stable, reversed too: ties stay in the set's order.
+    known = [(v, s) for s in stats if (v := value(s)) is not None]
+    known.sort(key=lambda pair: pair[0], reverse=descending)
+    return [s for _, s in known] + [s for s in stats if value(s) is None]

@@ -5,6 +5,7 @@ what it failed means the test's outcome depends on the draw or the clock, not th
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -35,6 +36,17 @@ class FlakyCase:
     failed_run: str
     passed_run: str
     tests: list[str]
+
+
+def report_tests(grading: str | None) -> list[dict[str, Any]]:
+    """A grading report's tests; none when it is missing or not what the grader writes."""
+    try:
+        tests = json.loads(grading or "{}").get("tests", [])
+    except (ValueError, AttributeError):
+        return []
+    if not isinstance(tests, list):
+        return []
+    return [t for t in tests if isinstance(t, dict) and isinstance(t.get("name"), str)]
 
 
 def turned_to_pass(before: GradedSubmit, after: GradedSubmit) -> list[str]:
