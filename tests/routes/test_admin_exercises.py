@@ -6,10 +6,12 @@ from __future__ import annotations
 
 import re
 
+import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
+from app.cli import main as cli
 from app.services import accounts
 from tests.support.forms import sign_up
 from tests.support.submissions import FIXED, REFORMATTED, add_submission
@@ -136,3 +138,35 @@ def test_a_flagged_submission_shows_its_code_and_tests(client: TestClient, engin
     missing = client.get("/admin/submissions/nothing-here")
     assert missing.status_code == 404 and "nothing-here" in missing.text
     assert client.get("/admin/submissions/" + "x" * 40).status_code == 422
+
+
+def test_the_command_prints_a_line_per_exercise(
+    engine: Engine,
+    database_url: str,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    seed(engine)
+    monkeypatch.setenv("DATABASE_URL", database_url)
+    assert cli(["exercise-stats"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].split() == [
+        "exercise", "tried", "solved", "rate", "submits", "minutes", "hints", "reveals", "flag"
+    ]  # fmt: skip
+    assert len(lines) == 32
+    softmax = next(line for line in lines if line.startswith(SLUG))
+    assert softmax.split() == [
+        SLUG,
+        "2",
+        "2/2",
+        "100%",
+        "2",
+        "2.0",
+        "0",
+        "0",
+        "1",
+        "case:",
+        *HUGE.split(),
+    ]
+    other = next(line for line in lines if line.startswith(OTHER))
+    assert other.split() == [OTHER, "3", "0/3", "0%", "-", "-", "0", "0"]
