@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 from sqlalchemy.engine import Engine
 
+from app.domain import ItemNotFound
 from app.importer import import_content
 from app.services import content_cache
-from app.domain import ItemNotFound
 from app.services.items import ItemFilter
 from app.services.search import find
 
