@@ -1,5 +1,6 @@
-"""`backprop` command line: serve the app, import content, migrate the database, and the
-operator's account tasks (admins, password resets)."""
+"""`backprop` command line: serve the app, import content, migrate the database, the
+operator's account tasks (admins, password resets), and reports for authors (the question
+bank, the exercises' figures)."""
 
 from __future__ import annotations
 

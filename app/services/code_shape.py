@@ -12,22 +12,27 @@ it then only fires when the very same program failed and then passed."""
 from __future__ import annotations
 
 import ast
+import hashlib
+import threading
+from collections import OrderedDict
 
 
-class _NoOpStatements(ast.NodeTransformer):
-    """Drops statements that are a bare constant: docstrings, string "comments", `...`.
-    They do nothing when the module runs."""
+def _drop_no_ops(body: list[ast.stmt]) -> None:
+    """Drops, in place and at every depth, the statements that are a bare constant:
+    docstrings, string "comments", `...`; they do nothing when the module runs. Only
+    statements are visited (they nest only through these fields), not every expression:
+    that walk cost more than the parse."""
+    body[:] = [s for s in body if not _is_constant(s)]
+    for statement in body:
+        for name in ("body", "orelse", "finalbody"):
+            inner = getattr(statement, name, None)
+            if isinstance(inner, list):
+                _drop_no_ops(inner)
+        for nested in (*getattr(statement, "handlers", ()), *getattr(statement, "cases", ())):
+            _drop_no_ops(nested.body)
 
-    def generic_visit(self, node: ast.AST) -> ast.AST:
-        super().generic_visit(node)
-        for field in ("body", "orelse", "finalbody"):
-            statements = getattr(node, field, None)
-            if isinstance(statements, list):
-                setattr(node, field, [s for s in statements if not _is_constant(s)])
-        return node
 
-
-def _is_constant(statement: object) -> bool:
+def _is_constant(statement: ast.stmt) -> bool:
     return isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Constant)
 
 
@@ -36,9 +41,12 @@ def program_shape(code: str) -> str | None:
     when the code does not parse (nothing can be said about it)."""
     try:
         tree = ast.parse(code)
+        _drop_no_ops(tree.body)
+        return ast.dump(tree, include_attributes=False)
     except (SyntaxError, ValueError):  # ValueError: NUL bytes in the source
         return None
-    return ast.dump(_NoOpStatements().visit(tree), include_attributes=False)
+    except (RecursionError, MemoryError):  # nested past what the parser or dump can take
+        return None
 
 
 def same_program(before: str, after: str) -> bool:
@@ -47,3 +55,36 @@ def same_program(before: str, after: str) -> bool:
         return program_shape(before) is not None
     shape = program_shape(before)
     return shape is not None and shape == program_shape(after)
+
+
+class ShapeCache:
+    """Digests of program shapes by the code's sha256, the most recently used kept. A
+    submission's code never changes, so a digest stays true; the admin page then parses only
+    the submissions that came since it was last shown. b"" marks code that does not parse."""
+
+    def __init__(self, size: int) -> None:
+        self._size = size
+        self._digests: OrderedDict[str, bytes] = OrderedDict()
+        self._lock = threading.Lock()  # handlers run in a thread pool
+
+    def get(self, code_sha256: str) -> bytes | None:
+        with self._lock:
+            digest = self._digests.get(code_sha256)
+            if digest is not None:
+                self._digests.move_to_end(code_sha256)
+            return digest
+
+    def digest(self, code_sha256: str, code: str) -> bytes:
+        """The shape's digest (b"" when the code does not parse), kept for next time."""
+        shape = program_shape(code)
+        digest = hashlib.sha256(shape.encode()).digest() if shape is not None else b""
+        with self._lock:
+            self._digests[code_sha256] = digest
+            self._digests.move_to_end(code_sha256)
+            while len(self._digests) > self._size:
+                self._digests.popitem(last=False)
+        return digest
+
+
+# About 100 bytes an entry: a few MB for the submissions of a busy month.
+SHAPES = ShapeCache(50_000)

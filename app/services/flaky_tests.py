@@ -14,7 +14,7 @@ from sqlalchemy import select as core_select
 from sqlmodel import Session, col
 
 from app.models import Run
-from app.services.code_shape import same_program
+from app.services.code_shape import SHAPES
 
 _ID_CHUNK = 500  # ids per IN (...): well under every driver's limit on bound parameters
 
@@ -63,7 +63,8 @@ def confirm(
     session: Session, pairs: Iterable[tuple[GradedSubmit, GradedSubmit]]
 ) -> list[FlakyCase]:
     """The pairs whose program did not change between the two submits. Identical bytes
-    settle it at once; the code of the others is read in one query per chunk of ids."""
+    settle it at once; for the others the programs' shapes are compared (code_shape), from
+    the cache or from the code, read for the new ones only, one query per chunk of ids."""
     cases: list[FlakyCase] = []
     unsettled: list[tuple[GradedSubmit, GradedSubmit, list[str]]] = []
     for before, after in pairs:
@@ -74,21 +75,29 @@ def confirm(
             cases.append(FlakyCase(before.run_id, after.run_id, tests))
         else:
             unsettled.append((before, after, tests))
-    code = _code_of(session, {r.run_id for b, a, _ in unsettled for r in (b, a)})
+    digests = _digests(session, [r for b, a, _ in unsettled for r in (b, a)])
     for before, after, tests in unsettled:
-        first, second = code.get(before.run_id), code.get(after.run_id)
-        if first is not None and second is not None and same_program(first, second):
+        first, second = digests.get(before.code_sha256), digests.get(after.code_sha256)
+        if first and first == second:  # b"": code that does not parse proves nothing
             cases.append(FlakyCase(before.run_id, after.run_id, tests))
     return cases
 
 
-def _code_of(session: Session, run_ids: set[str]) -> dict[str, str]:
-    ids = sorted(run_ids)
-    found: dict[str, str] = {}
+def _digests(session: Session, submits: list[GradedSubmit]) -> dict[str, bytes]:
+    """Shape digests by code sha256: cached ones, and those of the code read now."""
+    found: dict[str, bytes] = {}
+    unread: dict[str, str] = {}  # sha256 → a run with that code
+    for submit in submits:
+        digest = SHAPES.get(submit.code_sha256)
+        if digest is not None:
+            found[submit.code_sha256] = digest
+        else:
+            unread.setdefault(submit.code_sha256, submit.run_id)
+    ids = sorted(unread.values())
     for start in range(0, len(ids), _ID_CHUNK):
         chunk = ids[start : start + _ID_CHUNK]
-        rows = session.execute(
-            core_select(col(Run.id), col(Run.code)).where(col(Run.id).in_(chunk))
-        )
-        found.update({run_id: code for run_id, code in rows})
+        for sha, code in session.execute(
+            core_select(col(Run.code_sha256), col(Run.code)).where(col(Run.id).in_(chunk))
+        ):
+            found[sha] = SHAPES.digest(sha, code)
     return found

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from app.services.code_shape import program_shape, same_program
+from app.services.code_shape import ShapeCache, program_shape, same_program
 from tests.support.paths import CONTENT_DIR
 
 EXERCISES = sorted((CONTENT_DIR / "exercises").iterdir())
@@ -72,3 +72,15 @@ def test_every_mutant_differs_from_its_reference(folder: Path) -> None:
     assert mutants
     for mutant in mutants:
         assert not same_program(reference, mutant.read_text(encoding="utf-8")), mutant.name
+
+
+def test_the_cache_keeps_digests_of_shapes_and_forgets_the_oldest() -> None:
+    cache = ShapeCache(2)
+    changed = SOFTMAX.replace("keepdim=True)\n    e", "keepdim=False)\n    e")
+    assert changed != SOFTMAX
+    first = cache.digest("a", SOFTMAX)
+    assert first and cache.digest("b", SOFTMAX_REFORMATTED) == first
+    assert cache.digest("c", changed) not in (first, b"")
+    assert cache.get("a") is None  # the oldest went
+    assert cache.get("b") == first
+    assert cache.digest("d", "def (") == b"" and cache.get("d") == b""

@@ -126,6 +126,8 @@ def test_the_same_program_passing_a_failed_hidden_test_raises_the_flag(engine: E
     # alice's second submit failed "empty batch" again: only the test that passed is named.
     assert cases == {(failed, passed): [HUGE], (again, then): [HUGE]}
     assert stats.flaky_tests == [HUGE]
+    # Shown again, the shapes come from the cache: the same cases.
+    assert stats_of(engine).flaky_cases == stats.flaky_cases
 
 
 def test_a_fix_a_visible_test_or_no_pass_leaves_the_flag_down(engine: Engine) -> None:
