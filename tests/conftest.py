@@ -29,6 +29,8 @@ pytest_plugins = ["tests.support.redis_server"]
 # PostgreSQL, skips them (`.ci/run`): they ran in the first and would show nothing new.
 NO_DATABASE = (
     "tests/exercises/",
+    "tests/services/test_code_shape.py",
+    "tests/services/test_solve_rating.py",
     "tests/sandbox/test_cgroups.py",
     "tests/sandbox/test_content_runs.py",
     "tests/sandbox/test_gpu_absent.py",
