@@ -23,6 +23,8 @@ from app.routes import (
     accounts,
     admin,
     api,
+    coding,
+    coding_api,
     dashboard,
     exercises,
     exercises_api,
@@ -176,7 +178,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     # testing every API route.
     routers = (
         pages, exercises, api, runs, exercises_api, me, quizzes_api, labs_api, study, dashboard,
-        quizzes, mock, admin, accounts, recovery, metrics,
+        quizzes, mock, coding, coding_api, admin, accounts, recovery, metrics,
     )  # fmt: skip
     for module in routers:
         app.include_router(module.router)

@@ -12,6 +12,7 @@ from app.db import dialect_of
 from app.domain import NOBODY, Identity, LearnerScope
 from app.models import (
     Activity,
+    CodingRound,
     Item,
     ItemProgress,
     Learner,
@@ -125,7 +126,7 @@ def merge(session: Session, *, source: Learner, target: Learner) -> None:
         .where(col(ItemProgress.learner_id) == source.id)
         .values(learner_id=target.id)
     )
-    for model in (RecallCheck, Run, QuizAttempt):
+    for model in (RecallCheck, Run, QuizAttempt, CodingRound):
         session.execute(
             update(model).where(col(model.learner_id) == source.id).values(learner_id=target.id)
         )
