@@ -21,9 +21,11 @@ from app.deps import (
     identify_for_page,
 )
 from app.domain import Identity, InvalidFilter, LearnerScope
+from app.models import Exercise
 from app.services import content_cache, exercise_drafts, exercises, learners
 from app.services.drafts import MAX_DRAFT_CHARACTERS
 from app.web.templating import render
+from sandbox.protocol import WorkerStatus
 
 router = APIRouter(include_in_schema=False, dependencies=[Depends(identify_for_page)])
 DIFFICULTIES = ("easy", "medium", "hard")
@@ -79,7 +81,18 @@ async def exercise_page(
     and the results."""
     sandbox = await queue.status()  # before any query: the page waits on nothing else
     context = await asyncio.to_thread(_page_context, engine, identity, slug)
-    return render(request, "exercises/detail.html", {**context, "sandbox": sandbox})
+    gpu_absent = _gpu_absent(sandbox, context["exercise"])  # type: ignore[arg-type]
+    page = {**context, "sandbox": sandbox, "gpu_absent": gpu_absent}
+    return render(request, "exercises/detail.html", page)
+
+
+def _gpu_absent(sandbox: WorkerStatus, exercise: Exercise) -> str:
+    """Why this page offers no GPU, in a sentence (empty when it does)."""
+    if "cuda" not in exercise.backend_list:
+        return "This exercise is graded on the CPU only."
+    if "cuda" in sandbox.backends:
+        return ""
+    return sandbox.absent.get("cuda") or "This server has no GPU backend right now."
 
 
 def _page_context(engine: Engine, identity: Identity, slug: str) -> dict[str, object]:
