@@ -1,0 +1,68 @@
+"""A coding interview in the browser, as a guest, against the real grader: started from
+the Quizzes page, the exercise is solved against the clock with no difficulty and no
+solution in sight; the round's submissions go to the round, and ending it shows the verdict
+with the difficulty."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from playwright.sync_api import Browser, Page, expect
+
+from app.settings import PROJECT_ROOT
+from tests.browser.conftest import screenshot
+from tests.support.sandbox_worker import needs_isolation
+
+pytestmark = [pytest.mark.browser, needs_isolation]
+EXERCISES = PROJECT_ROOT / "content" / "exercises"
+
+
+@pytest.fixture
+def guest(browser: Browser, live_server: str) -> Iterator[Page]:
+    context = browser.new_context(base_url=live_server, viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    yield page
+    context.close()
+    assert errors == []
+
+
+def test_a_coding_interview_from_start_to_verdict(guest: Page) -> None:
+    page = guest
+    page.goto("/quizzes")
+    page.get_by_label("Topic", exact=True).select_option("regularization")
+    page.get_by_role("button", name="Start a coding interview").click()
+    expect(page.locator("h1")).to_have_text("Coding interview")
+    expect(page.locator("#quiz-clock-text")).to_have_text("20:00")  # the server's 20 minutes
+    article = page.locator("article.exercise")
+    slug = article.get_attribute("data-exercise")
+    assert slug
+    expect(page.locator(".cm-content")).to_contain_text("NotImplementedError", timeout=20_000)
+    assert (
+        page.locator("[class*=badge-easy], [class*=badge-medium], [class*=badge-hard]").count() == 0
+    )
+    assert page.locator("#reveal-solution").count() == 0
+
+    reference = (EXERCISES / slug / "reference.py").read_text()
+    page.evaluate(
+        "code => document.querySelector('article.exercise').backpropEditor.setValue(code)",
+        reference,
+    )
+    with page.expect_request(lambda r: "/api/coding-rounds/" in r.url and r.method == "POST"):
+        page.get_by_role("button", name="Submit").click()
+    expect(page.locator("#grading-verdict .verdict")).to_have_text(
+        "Every test passed", timeout=90_000
+    )
+    screenshot(page, "coding-round-open", full_page=True)
+
+    page.get_by_role("button", name="I'm done: end the round").click()
+    expect(page.locator(".round-verdict .verdict")).to_have_text("Every test passed")
+    difficulty = page.locator(".round-verdict .badge")
+    assert difficulty.inner_text() in {"Easy", "Medium", "Hard"}
+    expect(
+        page.get_by_role("link", name="Open the exercise: hints, solution and editorial")
+    ).to_be_visible()
+    screenshot(page, "coding-round-verdict", full_page=True)
