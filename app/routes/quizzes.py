@@ -11,7 +11,7 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from app.deps import NowDep, ReaderDep, WriterDep, identify_for_page
 from app.domain import InvalidInput
-from app.services import content_cache, mock, quizzes, review
+from app.services import coding_rounds, content_cache, mock, quizzes, review
 from app.services.mock import CODING_ROUND_BY_DEFAULT, SECONDS_PER_PROMPT
 from app.services.quizzes import MAX_QUESTIONS, MIN_QUESTIONS, QuizMode, QuizRequest
 from app.web.templating import is_htmx, render
@@ -30,6 +30,7 @@ def quiz_home(request: Request, scope: ReaderDep) -> HTMLResponse:
         "max_questions": MAX_QUESTIONS,
         "minutes": TIME_CHOICES_MINUTES,
         "coding_round_by_default": CODING_ROUND_BY_DEFAULT,
+        "coding_history": coding_rounds.history(scope),
     }
     return render(request, "quizzes/page.html", context)
 

@@ -5,6 +5,7 @@ with the difficulty."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
 import pytest
@@ -12,6 +13,7 @@ from playwright.sync_api import Browser, Page, expect
 
 from app.settings import PROJECT_ROOT
 from tests.browser.conftest import screenshot
+from tests.browser.test_accessibility import AXE, SIZES, _serious
 from tests.support.sandbox_worker import needs_isolation
 
 pytestmark = [pytest.mark.browser, needs_isolation]
@@ -36,7 +38,8 @@ def test_a_coding_interview_from_start_to_verdict(guest: Page) -> None:
     page.get_by_label("Topic", exact=True).select_option("regularization")
     page.get_by_role("button", name="Start a coding interview").click()
     expect(page.locator("h1")).to_have_text("Coding interview")
-    expect(page.locator("#quiz-clock-text")).to_have_text("20:00")  # the server's 20 minutes
+    # The server's 20 minutes, counting down.
+    expect(page.locator("#quiz-clock-text")).to_have_text(re.compile(r"^(20:00|19:[45]\d)$"))
     article = page.locator("article.exercise")
     slug = article.get_attribute("data-exercise")
     assert slug
@@ -66,3 +69,30 @@ def test_a_coding_interview_from_start_to_verdict(guest: Page) -> None:
         page.get_by_role("link", name="Open the exercise: hints, solution and editorial")
     ).to_be_visible()
     screenshot(page, "coding-round-verdict", full_page=True)
+
+
+@pytest.mark.parametrize("size", list(SIZES))
+def test_no_serious_accessibility_violation_on_a_round(
+    browser: Browser, live_server: str, size: str
+) -> None:
+    """The round while it runs and its verdict, in both themes (axe, serious or worse)."""
+    assert AXE.exists(), "run .ci/setup --dev"
+    for theme in ("light", "dark"):
+        context = browser.new_context(
+            base_url=live_server,
+            viewport=SIZES[size],
+            color_scheme=theme,
+            is_mobile=size == "phone",
+            bypass_csp=True,  # for axe's own script only
+        )
+        page = context.new_page()
+        page.goto("/quizzes")
+        page.get_by_role("button", name="Start a coding interview").click()
+        expect(page.locator(".cm-content")).to_contain_text("NotImplementedError", timeout=20_000)
+        screenshot(page, f"coding-round-{size}-{theme}", full_page=True)
+        assert _serious(page) == []
+        page.get_by_role("button", name="I'm done: end the round").click()
+        expect(page.locator(".round-verdict")).to_contain_text("Nothing was submitted")
+        screenshot(page, f"coding-round-verdict-{size}-{theme}", full_page=True)
+        assert _serious(page) == []
+        context.close()

@@ -145,6 +145,7 @@ def test_a_coding_interview_hides_the_difficulty_until_its_verdict(
             }
         ],
     }
+    assert f'href="/coding/{round_id}"' in client.get("/quizzes").text  # in the history
     results = client.get(url).text
     assert f"badge-{exercise.difficulty}" in results and "Some tests failed" in results
     assert "case 3: max abs error nan" in results and f"/exercises/{slug}" in results
@@ -347,3 +348,24 @@ def test_a_guests_round_follows_them_into_their_account(client: TestClient, cloc
     assert carried.status_code == 200 and carried.json()["status"] == "open"
     slug = opened["exercise"]["slug"]
     assert client.post(f"/api/exercises/{slug}/solution").status_code == 409
+
+
+def test_the_export_holds_the_learners_rounds(client: TestClient, clock: Clock) -> None:
+    sign_up(client, "exporter")
+    client.headers["X-CSRF-Token"] = csrf_token(client)
+    opened = client.post("/api/coding-rounds", json={"minutes": 15}).json()
+    run_id = submit(client, opened["id"], "passes")
+    exported = client.get("/api/me/export").json()
+    assert exported["coding_rounds"] == [
+        {
+            "id": opened["id"],
+            "mock": None,
+            "exercise": opened["exercise"]["slug"],
+            "minutes": 15,
+            "started_at": START.isoformat(),
+            "deadline": (START + timedelta(minutes=15)).isoformat(),
+            "closed_at": None,
+            "submission": run_id,
+            "followup_covered": None,
+        }
+    ]
