@@ -96,3 +96,41 @@ def test_no_serious_accessibility_violation_on_a_round(
         screenshot(page, f"coding-round-verdict-{size}-{theme}", full_page=True)
         assert _serious(page) == []
         context.close()
+
+
+def test_a_mock_interview_with_its_coding_round_and_follow_up(guest: Page) -> None:
+    page = guest
+    page.goto("/quizzes")
+    form = page.locator("form.quiz-form")
+    form.get_by_label("Mock interview: 3 to 10 open prompts", exact=False).check()
+    expect(form.get_by_label("Mock interview: end with a coding round")).to_be_checked()
+    form.get_by_label("Questions").fill("3")
+    form.get_by_label("Normalisation & regularisation").check()
+    form.get_by_role("button", name="Start the quiz").click()
+    for _ in range(3):
+        page.locator("#mock-next").click()
+    page.get_by_role("button", name="Start the coding round: the clock starts now").click()
+    expect(page.locator("h1")).to_have_text("Mock interview · coding round")
+    slug = page.locator("article.exercise").get_attribute("data-exercise")
+    assert slug
+    expect(page.locator(".cm-content")).to_contain_text("NotImplementedError", timeout=20_000)
+    page.evaluate(
+        "code => document.querySelector('article.exercise').backpropEditor.setValue(code)",
+        (EXERCISES / slug / "reference.py").read_text(),
+    )
+    page.get_by_role("button", name="Submit").click()
+    expect(page.locator("#grading-verdict .verdict")).to_have_text(
+        "Every test passed", timeout=90_000
+    )
+    page.get_by_role("button", name="I'm done: end the round").click()
+    page.get_by_role("link", name="On to the follow-up and grading").click()
+    expect(page.locator("#question-title")).to_have_text("Grade your answers")
+    followup = page.locator(".mock-followup")
+    expect(followup).to_contain_text("Follow-up:")
+    followup.locator("input[name=followup]").first.check()
+    followup.locator("input[name=followup]").nth(1).check()
+    screenshot(page, "mock-coding-grading", full_page=True)
+    page.get_by_role("button", name="Grade and finish").click()
+    expect(page.locator(".round-verdict .verdict")).to_have_text("Every test passed")
+    expect(page.locator(".mock-followup")).to_contain_text("you covered 2 of")
+    screenshot(page, "mock-coding-results", full_page=True)
