@@ -31,7 +31,7 @@ router = APIRouter(
 )
 
 
-@router.post("", status_code=201, responses=errors(401, 403, 422))
+@router.post("", status_code=201, responses=errors(400, 401, 403, 422))
 def start_round(body: CodingRoundCreate, scope: WriterDep, now: NowDep) -> CodingRoundPublic:
     """A coding interview: one exercise drawn at random (from `topic`, if given; not one
     solved in the last two weeks while others remain), its clock running from now. Its
