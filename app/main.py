@@ -22,6 +22,7 @@ from app.importer import import_content
 from app.routes import (
     accounts,
     admin,
+    admin_exercises,
     api,
     coding,
     coding_api,
@@ -178,7 +179,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     # testing every API route.
     routers = (
         pages, exercises, api, runs, exercises_api, me, quizzes_api, labs_api, study, dashboard,
-        quizzes, mock, coding, coding_api, admin, accounts, recovery, metrics,
+        quizzes, mock, coding, coding_api, admin, admin_exercises, accounts, recovery, metrics,
     )  # fmt: skip
     for module in routers:
         app.include_router(module.router)
