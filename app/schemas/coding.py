@@ -46,7 +46,9 @@ class CodingRoundPublic(BaseModel):
     started_at: datetime | None
     deadline: datetime | None
     seconds_left: float | None = Field(description="By the server's clock; null once closed.")
-    exercise: ExercisePublic
+    exercise: ExercisePublic | None = Field(
+        description="Null while a mock interview's round waits for its prompts to be answered."
+    )
     difficulty: Literal["easy", "medium", "hard"] | None
     result: RoundResult | None
 
@@ -70,7 +72,7 @@ class CodingRoundPublic(BaseModel):
             started_at=aware(r.started_at) if r.started_at else None,
             deadline=aware(r.deadline) if r.deadline else None,
             seconds_left=view.seconds_left,
-            exercise=ExercisePublic.of(view.exercise),
+            exercise=ExercisePublic.of(view.exercise) if view.started else None,
             difficulty=view.difficulty,
             result=result,
         )

@@ -223,7 +223,8 @@ def is_open(
     session: Session, learner_id: int | None, slug: str, *, now: datetime | None = None
 ) -> bool:
     """Whether the learner has a started round on this exercise whose time has not run
-    out: its hints and its solution wait until the round is over."""
+    out: its hints and its solution wait until the round is over. A mock interview's round
+    that has not started is not open: its exercise is not shown to the learner until then."""
     if learner_id is None:
         return False
     moment = now or database_now(session.connection())

@@ -249,6 +249,9 @@ def test_a_mock_interview_with_a_coding_round_and_its_follow_up(
             select(Item.deck_slug).where(col(Item.slug).in_(exercise.item_list))
         ).all()
     assert "deep-learning" in decks and exercise.topic_slug == "regularization"
+    waiting = client.get(f"/api/coding-rounds/{found.id}").json()
+    assert waiting["status"] == "waiting" and waiting["exercise"] is None
+    assert exercise.title not in client.get(f"/coding/{found.id}").text  # not before its start
     early = form(client, f"{url}/mock/coding", token_from=url)
     assert early.status_code == 409  # the prompts come first
     for n in (1, 2, 3):
