@@ -156,7 +156,10 @@ def of_attempt(scope: LearnerScope, attempt_id: str, *, now: datetime) -> RoundV
     ).first()
     if found is None:
         return None
-    return load(scope, found.id, now=now)
+    try:
+        return load(scope, found.id, now=now)
+    except NotFound:  # its exercise left the content since: the mock goes on without it
+        return None
 
 
 def begin(scope: LearnerScope, round_id: str, *, now: datetime) -> RoundView:
