@@ -221,6 +221,11 @@ def test_bad_requests_change_nothing(client: TestClient, engine: Engine, clock: 
     stranger = TestClient(client.app)
     assert stranger.get(f"/api/coding-rounds/{opened['id']}").status_code == 404
     assert stranger.get(f"/coding/{opened['id']}").status_code == 404
+    stranger.headers["X-CSRF-Token"] = csrf_token(stranger)
+    assert stranger.post(f"/api/coding-rounds/{opened['id']}/finish").status_code == 404
+    taken = stranger.post(f"/api/coding-rounds/{opened['id']}/submissions", json={"code": "passes"})
+    assert taken.status_code == 404
+    assert client.get(f"/api/coding-rounds/{opened['id']}").json()["status"] == "open"
 
 
 def test_a_mock_interview_with_a_coding_round_and_its_follow_up(
