@@ -37,6 +37,7 @@ from app.routes import (
     quizzes,
     quizzes_api,
     recovery,
+    review_api,
     runs,
     study,
 )
@@ -178,8 +179,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     # first (no path of theirs overlaps another's), so the item page is found without first
     # testing every API route.
     routers = (
-        pages, exercises, api, runs, exercises_api, me, quizzes_api, labs_api, study, dashboard,
-        quizzes, mock, coding, coding_api, admin, admin_exercises, accounts, recovery, metrics,
+        pages, exercises, api, runs, exercises_api, me, review_api, quizzes_api, labs_api, study,
+        dashboard, quizzes, mock, coding, coding_api, admin, admin_exercises, accounts, recovery,
+        metrics,
     )  # fmt: skip
     for module in routers:
         app.include_router(module.router)

@@ -4,6 +4,8 @@ its editor, Run and Submit (which speak the JSON API from static/js/exercise.js)
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
+from datetime import datetime
 from typing import Annotated
 
 from fastapi import APIRouter, Depends, Form, Query, Request, Response
@@ -18,11 +20,12 @@ from app.deps import (
     LearnerDep,
     RunQueueDep,
     WriterDep,
+    app_state,
     identify_for_page,
 )
 from app.domain import Identity, InvalidFilter, LearnerScope
 from app.models import Exercise
-from app.services import content_cache, exercise_drafts, exercises, learners
+from app.services import content_cache, exercise_drafts, exercise_review, exercises, learners
 from app.services.drafts import MAX_DRAFT_CHARACTERS
 from app.web.templating import render
 from sandbox.protocol import WorkerStatus
@@ -75,12 +78,21 @@ def _learner_id(learner: LearnerScope | None) -> int | None:
 
 @router.api_route("/exercises/{slug}", methods=["GET", "HEAD"])
 async def exercise_page(
-    request: Request, slug: str, identity: IdentityDep, engine: EngineDep, queue: RunQueueDep
+    request: Request,
+    slug: str,
+    identity: IdentityDep,
+    engine: EngineDep,
+    queue: RunQueueDep,
+    review: Annotated[bool, Query(description="Solve again from the starter.")] = False,
 ) -> HTMLResponse:
-    """The statement, the starter in the editor (or an account's draft), Run and Submit,
-    and the results."""
+    """The statement, the starter in the editor (or an account's draft, except in review,
+    which starts from the starter), Run and Submit, the results, and when it is due for
+    re-solving once solved."""
     sandbox = await queue.status()  # before any query: the page waits on nothing else
-    context = await asyncio.to_thread(_page_context, engine, identity, slug)
+    clock = app_state(request).clock  # read in the thread: on PostgreSQL it is a query
+    context = await asyncio.to_thread(
+        _page_context, engine, identity, slug, review=review, now=clock
+    )
     gpu_absent = _gpu_absent(sandbox, context["exercise"])  # type: ignore[arg-type]
     page = {**context, "sandbox": sandbox, "gpu_absent": gpu_absent}
     return render(request, "exercises/detail.html", page)
@@ -95,12 +107,18 @@ def _gpu_absent(sandbox: WorkerStatus, exercise: Exercise) -> str:
     return sandbox.absent.get("cuda") or "This server has no GPU backend right now."
 
 
-def _page_context(engine: Engine, identity: Identity, slug: str) -> dict[str, object]:
-    draft = None
-    if identity.signed_in:  # an account's draft follows it; a guest's stays in the browser
-        with Session(engine) as session:
-            scope = learners.resolve(session, identity)
-            draft = exercise_drafts.draft_of(scope, slug) if scope is not None else None
+def _page_context(
+    engine: Engine, identity: Identity, slug: str, *, review: bool, now: Callable[[], datetime]
+) -> dict[str, object]:
+    draft, next_review = None, None
+    with Session(engine) as session:
+        scope = learners.resolve(session, identity)
+        if scope is not None:
+            next_review = exercise_review.next_review(scope, slug, now=now())
+            # An account's draft follows it (a guest's stays in the browser); a review
+            # starts from the starter, so the saved draft is left as it is.
+            if identity.signed_in and not review:
+                draft = exercise_drafts.draft_of(scope, slug)
     with engine.connect() as connection:
         exercise = exercises.one(connection, slug)
         snapshot = content_cache.snapshot(connection)
@@ -112,6 +130,8 @@ def _page_context(engine: Engine, identity: Identity, slug: str) -> dict[str, ob
             "catalogue": snapshot.catalogue,
             "account_drafts": identity.signed_in,
             "draft": draft,
+            "review_mode": review,
+            "next_review": next_review,
         }
 
 

@@ -16,7 +16,7 @@ from sqlmodel import Session, col, select
 
 from app.domain import LearnerScope, NotFound
 from app.models import Exercise, Run, SolutionReveal
-from app.services import content_cache
+from app.services import content_cache, exercise_review
 from sandbox.protocol import GradingReport, GradingRequest, Mode
 
 STATUSES = ("new", "attempted", "solved")  # a learner's standing on one exercise
@@ -181,7 +181,9 @@ def reveal(
         code=(folder / "reference.py").read_text(encoding="utf-8"),
         editorial_markdown=(folder / "editorial.md").read_text(encoding="utf-8"),
     )
-    session.add(SolutionReveal(exercise_slug=slug, learner_id=learner_id, visitor=visitor))
+    shown = SolutionReveal(exercise_slug=slug, learner_id=learner_id, visitor=visitor)
+    session.add(shown)
+    exercise_review.record_reveal(session, learner_id=learner_id, slug=slug, at=shown.revealed_at)
     session.commit()
     return solution
 

@@ -20,7 +20,7 @@ from app.models import (
     User,
     utcnow,
 )
-from app.services import dashboard, exercises, study
+from app.services import dashboard, exercise_review, exercises, study
 
 EXPORT_FORMAT = "backprop-export/1"
 
@@ -149,6 +149,18 @@ def export(scope: LearnerScope, user: User | None) -> dict[str, Any]:
         "solution_reveals": [
             {"exercise": r.exercise_slug, "revealed_at": r.revealed_at.isoformat()}
             for r in exercises.revealed(scope)
+        ],
+        "exercise_reviews": [
+            {
+                "exercise": e.exercise_slug,
+                "rating": e.rating,
+                "source": e.source,
+                "attempts": e.attempts,
+                "hints": e.hints,
+                "seconds": e.seconds,
+                "reviewed_at": e.reviewed_at.isoformat(),
+            }
+            for e in exercise_review.events(scope)
         ],
     }
 

@@ -49,10 +49,12 @@
   // Drafts as for samples: a guest's in this browser, an account's on the server, so they
   // follow it to any device (and are not left in a shared browser).
   const accountDrafts = article.dataset.drafts === "account";
-  const keepsDrafts = article.dataset.drafts !== "none";
+  // A review re-solves from the starter: the saved draft is neither shown nor overwritten.
+  // Nor does a coding round (data-drafts "none"), which starts from the starter too.
+  const startsFresh = article.dataset.review === "1" || article.dataset.drafts === "none";
   const draftKey = `backprop-exercise-draft:${slug}`;
   let draft = null;
-  if (!keepsDrafts) {
+  if (startsFresh) {
     draft = null;
   } else if (accountDrafts) {
     const node = $("exercise-draft");
@@ -60,7 +62,7 @@
   } else {
     try { draft = localStorage.getItem(draftKey); } catch (e) { draft = null; }
   }
-  const saveDraft = !keepsDrafts ? () => {} : accountDrafts ? serverSaver() : (text) => {
+  const saveDraft = startsFresh ? () => {} : accountDrafts ? serverSaver() : (text) => {
     try {
       if (text === original) localStorage.removeItem(draftKey);
       else localStorage.setItem(draftKey, text);
