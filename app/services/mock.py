@@ -13,7 +13,7 @@ from sqlmodel import Session
 
 from app.domain import DomainError, InvalidInput, LearnerScope
 from app.models import AttemptQuestion, CodingRound, Item, Question, QuizAttempt
-from app.services import coding_rounds, practice, quizzes
+from app.services import coding_review, coding_rounds, practice, quizzes
 from app.services.coding_views import RoundView
 from app.services.quiz_views import AttemptView
 
@@ -120,6 +120,8 @@ def grade(
         if not round_view.closed:
             raise DomainError("Finish the coding round before grading.")
         coding_rounds.grade_followup(scope, round_view, covered=followup or [])
+        # The round is a review of its exercise: a pass its solve, a failure a lapse.
+        coding_review.record_round(scope, round_view, at=now)
     passed = 0
     for shown in view.questions:
         row = scope.session.get(AttemptQuestion, (attempt_id, shown.position))

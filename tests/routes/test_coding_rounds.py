@@ -15,7 +15,7 @@ from fastapi.testclient import TestClient
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, col, func, select
 
-from app.models import CodingRound, Exercise, Item, Run
+from app.models import CodingRound, Exercise, ExerciseReviewEvent, Item, Run
 from app.services import mock
 from sandbox.protocol import (
     Event,
@@ -295,6 +295,13 @@ def test_a_mock_interview_with_a_coding_round_and_its_follow_up(
     with Session(engine) as session:
         stored = session.exec(select(CodingRound)).one()
     assert stored.followup_covered == "1,2" and stored.run_id is not None
+    with Session(engine) as session:
+        reviews = session.exec(
+            select(ExerciseReviewEvent.source).where(
+                ExerciseReviewEvent.exercise_slug == exercise.slug
+            )
+        ).all()
+    assert reviews == ["mock"]  # the round's pass, counted once, as the mock's
 
 
 def test_a_mock_without_the_box_ticked_has_no_coding_round(

@@ -14,7 +14,9 @@ from sqlmodel import Session, col, select
 
 from app.domain import InvalidInput, LearnerScope
 from app.models import Exercise, Item, Learner, Run
-from app.services import coding_rounds
+from app.services import coding_review, coding_rounds, exercise_review
+from app.services.coding_views import RoundView
+from app.services.solve_rating import AGAIN
 
 NOW = datetime(2026, 11, 23, 9, 0, tzinfo=UTC)
 
@@ -105,3 +107,67 @@ def test_the_follow_up_takes_only_its_own_key_points(scope: LearnerScope) -> Non
     assert coding_rounds.grade_followup(scope, view, covered=[2, 1, 2]) == (2, total)
     assert found.followup_covered == "1,2"
     assert view.outcome is not None and view.outcome.state == "none"
+
+
+def graded_run(scope: LearnerScope, slug: str, *, passed: bool, at: datetime) -> Run:
+    run = Run(
+        id=f"{slug[:20]}{int(at.timestamp())}"[:32],
+        visitor="v",
+        learner_id=scope.learner_id,
+        code_sha256="0" * 64,
+        code_bytes=1,
+        backend_requested="cpu",
+        status="done",
+        exercise_slug=slug,
+        grading_mode="submit",
+        grading_verdict="passed" if passed else "failed",
+        score=100.0 if passed else 40.0,
+        created_at=at,
+        finished_at=at + timedelta(seconds=1),
+    )
+    scope.session.add(run)
+    scope.session.flush()
+    exercise_review.record_solve(scope.session, run)  # as the run's end records it
+    return run
+
+
+def closed_round(scope: LearnerScope, slug: str, run: Run | None, *, at: datetime) -> RoundView:
+    exercise = scope.session.exec(select(Exercise).where(Exercise.slug == slug)).one()
+    found = coding_rounds.create(scope, exercise, start=True, now=at)
+    found.run_id = run.id if run else None
+    return coding_rounds.finish(scope, found.id, now=at + timedelta(minutes=10))
+
+
+def test_a_passed_round_is_its_solve_marked_as_the_mocks(scope: LearnerScope) -> None:
+    run = graded_run(scope, "stable-softmax", passed=True, at=NOW + timedelta(minutes=5))
+    view = closed_round(scope, "stable-softmax", run, at=NOW)
+    event = coding_review.record_round(scope, view, at=NOW + timedelta(minutes=10))
+    assert event is not None and event.source == "mock"
+    log = exercise_review.events(scope, "stable-softmax")
+    assert [(e.source, e.rating) for e in log] == [("mock", event.rating)]  # counted once
+    assert exercise_review.card_of(scope, "stable-softmax") is not None
+
+
+def test_a_failed_round_on_a_solved_exercise_is_a_lapse(scope: LearnerScope) -> None:
+    graded_run(scope, "stable-softmax", passed=True, at=NOW - timedelta(days=30))
+    before = exercise_review.card_of(scope, "stable-softmax")
+    assert before is not None
+    due_before = before.due
+    failed = graded_run(scope, "stable-softmax", passed=False, at=NOW + timedelta(minutes=5))
+    view = closed_round(scope, "stable-softmax", failed, at=NOW)
+    event = coding_review.record_round(scope, view, at=NOW + timedelta(minutes=10))
+    assert event is not None and (event.source, event.rating) == ("mock", AGAIN)
+    after = exercise_review.card_of(scope, "stable-softmax")
+    assert after is not None and after.due != due_before
+    assert after.due.replace(tzinfo=UTC) < NOW + timedelta(days=3)  # due again soon
+
+
+def test_a_round_on_an_exercise_never_solved_changes_nothing_unless_it_passes(
+    scope: LearnerScope,
+) -> None:
+    view = closed_round(scope, "stable-softmax", None, at=NOW)  # nothing submitted
+    assert coding_review.record_round(scope, view, at=NOW) is None
+    failed = graded_run(scope, "inverted-dropout", passed=False, at=NOW)
+    view = closed_round(scope, "inverted-dropout", failed, at=NOW)
+    assert coding_review.record_round(scope, view, at=NOW) is None
+    assert exercise_review.events(scope) == []
