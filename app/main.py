@@ -24,6 +24,8 @@ from app.routes import (
     admin,
     admin_exercises,
     api,
+    coding,
+    coding_api,
     dashboard,
     exercises,
     exercises_api,
@@ -178,7 +180,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     # testing every API route.
     routers = (
         pages, exercises, api, runs, exercises_api, me, review_api, quizzes_api, labs_api, study,
-        dashboard, quizzes, mock, admin, admin_exercises, accounts, recovery, metrics,
+        dashboard, quizzes, mock, coding, coding_api, admin, admin_exercises, accounts, recovery,
+        metrics,
     )  # fmt: skip
     for module in routers:
         app.include_router(module.router)

@@ -1,8 +1,9 @@
 """content/exercises/<slug>/ → `exercise` rows: what a learner may see of each exercise.
 
 Only the public side is stored: exercise.yml's metadata, the statement (rendered once), the
-starter and the visible tests' names. The reference, the tests' code, the hints, the
-editorial and the mutants stay in the folder: a submission reads them from there
+starter, the visible tests' names and the follow-up prompts (followups.yml: what an
+interviewer asks about the code once it is graded). The reference, the tests' code, the
+hints, the editorial and the mutants stay in the folder: a submission reads them from there
 (app/services/exercises.py) and sends them to the grader's jail only."""
 
 from __future__ import annotations
@@ -25,6 +26,11 @@ EXERCISES_DIR = "exercises"
 PUBLIC_FILES = ("exercise.yml", "statement.md", "starter.py", "tests.py")
 BACKENDS = ("cpu", "cuda")
 DIFFICULTIES = ("easy", "medium", "hard")  # an exercise's own scale (content/README.md)
+# Kept apart from exercise.yml, which travels to the grader's jail and whose keys the
+# grader checks: follow-ups are for the learner, never for the grader.
+FOLLOWUPS_FILE = "followups.yml"
+MAX_FOLLOWUPS = 3
+KEY_POINTS_RANGE = (2, 6)  # as a prompt's key points: enough to grade, few enough to tick
 
 
 def exercise_folders(content_dir: Path) -> list[Path]:
@@ -45,7 +51,7 @@ def sync_exercises(session: Session, content_dir: Path) -> tuple[list[str], list
     seen: set[str] = set()
     for position, folder in enumerate(exercise_folders(content_dir), start=1):
         texts = _read(folder)
-        digest = hashlib.sha256("\0".join(texts[n] for n in PUBLIC_FILES).encode()).hexdigest()
+        digest = hashlib.sha256("\0".join(texts.values()).encode()).hexdigest()
         row = existing.get(folder.name)
         seen.add(folder.name)
         if row is not None and row.content_sha256 == digest and row.position == position:
@@ -77,6 +83,9 @@ def _read(folder: Path) -> dict[str, str]:
             texts[name] = path.read_text(encoding="utf-8")
         except UnicodeDecodeError:
             raise ContentError(_rel(folder, name), 1, "not valid UTF-8") from None
+    followups = folder / FOLLOWUPS_FILE
+    if followups.is_file():  # optional: an exercise without one has no follow-up to ask
+        texts[FOLLOWUPS_FILE] = followups.read_text(encoding="utf-8")
     return texts
 
 
@@ -125,7 +134,38 @@ def _fields(
         starter_code=texts["starter.py"],
         visible_tests=json.dumps(visible_tests(texts["tests.py"], _rel(folder, "tests.py"))),
         backends=",".join(b for b in BACKENDS if b in backends),
+        followups=json.dumps(_followups(folder, texts.get(FOLLOWUPS_FILE))),
     )
+
+
+def _followups(folder: Path, text: str | None) -> list[dict[str, Any]]:
+    """followups.yml: `followups`, a list of {prompt, key_points}."""
+    if text is None:
+        return []
+    where = _rel(folder, FOLLOWUPS_FILE)
+    try:
+        data: Any = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        raise ContentError(where, 1, f"YAML does not parse: {exc}") from None
+    entries = data.get("followups") if isinstance(data, dict) else None
+    if not isinstance(entries, list) or not 1 <= len(entries) <= MAX_FOLLOWUPS:
+        raise ContentError(where, 1, f"needs a list `followups` of 1 to {MAX_FOLLOWUPS}")
+    low, high = KEY_POINTS_RANGE
+    found = []
+    for n, entry in enumerate(entries, start=1):
+        if not isinstance(entry, dict) or set(entry) != {"prompt", "key_points"}:
+            raise ContentError(where, 1, f"follow-up {n} has a prompt and key_points, only")
+        prompt, points = entry["prompt"], entry["key_points"]
+        if not isinstance(prompt, str) or not prompt.strip():
+            raise ContentError(where, 1, f"follow-up {n}: the prompt must be text")
+        if (
+            not isinstance(points, list)
+            or not low <= len(points) <= high
+            or not all(isinstance(p, str) and p.strip() for p in points)
+        ):
+            raise ContentError(where, 1, f"follow-up {n}: {low} to {high} key points, as text")
+        found.append({"prompt": prompt.strip(), "key_points": [p.strip() for p in points]})
+    return found
 
 
 def _focusable_code(html: str) -> str:

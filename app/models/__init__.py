@@ -1,6 +1,7 @@
 """Tables, by concern. Import from here: `from app.models import Item, Run`."""
 
 from app.models.base import utcnow
+from app.models.coding import CodingRound
 from app.models.content import (
     Choice,
     CodeSample,
@@ -40,6 +41,7 @@ __all__ = [
     "AttemptQuestion",
     "Choice",
     "CodeSample",
+    "CodingRound",
     "ContentFile",
     "Deck",
     "Draft",

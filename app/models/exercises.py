@@ -5,7 +5,9 @@ hidden tests and the mutants stay in the content folder and are never stored her
 
 from __future__ import annotations
 
+import json
 from datetime import datetime
+from typing import Any
 
 from sqlalchemy import Column, Text, UniqueConstraint
 from sqlmodel import Field, SQLModel
@@ -30,6 +32,9 @@ class Exercise(SQLModel, table=True):
     # [{name, category, description}] of the visible tests, as JSON
     visible_tests: str = Field(sa_column=Column(Text, nullable=False))
     backends: str = Field(default="cpu,cuda", max_length=20)
+    # [{prompt, key_points}] from followups.yml: what an interviewer asks about the code
+    # once it is graded (a coding round's follow-up), as JSON.
+    followups: str = Field(default="[]", sa_column=Column(Text, nullable=False, default="[]"))
     content_sha256: str = Field(max_length=64)
 
     @property
@@ -39,6 +44,11 @@ class Exercise(SQLModel, table=True):
     @property
     def backend_list(self) -> list[str]:
         return [b for b in self.backends.split(",") if b]
+
+    @property
+    def followup_list(self) -> list[dict[str, Any]]:
+        found: list[dict[str, Any]] = json.loads(self.followups or "[]")
+        return found
 
 
 class SolutionReveal(SQLModel, table=True):

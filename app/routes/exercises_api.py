@@ -16,6 +16,7 @@ from app.deps import (
     IdempotencyKey,
     IdentityDep,
     LearnerDep,
+    NowDep,
     ReaderDep,
     RunLimiterDep,
     RunQueueDep,
@@ -35,7 +36,7 @@ from app.schemas.exercises import (
     SubmissionCreate,
     SubmissionPublic,
 )
-from app.services import exercises, run_stream, submissions
+from app.services import exercises, mock, run_stream, submissions
 from app.services.run_origin import origin_for
 
 router = APIRouter(prefix="/api/exercises", tags=["exercises"], dependencies=[Depends(identify)])
@@ -79,12 +80,14 @@ def get_exercise(slug: str, engine: EngineDep) -> ExercisePublic:
         return ExercisePublic.of(exercises.one(connection, slug))
 
 
-@router.post("/{slug}/solution", responses=errors(401, 403, 404))
+@router.post("/{slug}/solution", responses=errors(401, 403, 404, 409))
 def reveal_solution(
-    slug: str, scope: WriterDep, identity: IdentityDep, settings: SettingsDep
+    slug: str, scope: WriterDep, identity: IdentityDep, settings: SettingsDep, now: NowDep
 ) -> SolutionPublic:
     """The reference solution and its editorial. The reveal is recorded: it is part of the
-    asker's export."""
+    asker's export. Refused (409) while the asker's coding round on this exercise runs."""
+    if mock.coding_round_open(scope.session, scope.learner_id, slug, now=now):
+        raise mock.HelpDuringRound("solution")
     return SolutionPublic.of(
         exercises.reveal(
             scope.session,

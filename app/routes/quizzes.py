@@ -11,8 +11,8 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from app.deps import NowDep, ReaderDep, WriterDep, identify_for_page
 from app.domain import InvalidInput
-from app.services import content_cache, quizzes, review_queue
-from app.services.mock import SECONDS_PER_PROMPT
+from app.services import coding_rounds, content_cache, mock, quizzes, review_queue
+from app.services.mock import CODING_ROUND_BY_DEFAULT, SECONDS_PER_PROMPT
 from app.services.quizzes import MAX_QUESTIONS, MIN_QUESTIONS, QuizMode, QuizRequest
 from app.web.templating import is_htmx, render
 
@@ -29,6 +29,8 @@ def quiz_home(request: Request, scope: ReaderDep) -> HTMLResponse:
         "min_questions": MIN_QUESTIONS,
         "max_questions": MAX_QUESTIONS,
         "minutes": TIME_CHOICES_MINUTES,
+        "coding_round_by_default": CODING_ROUND_BY_DEFAULT,
+        "coding_history": coding_rounds.history(scope),
     }
     return render(request, "quizzes/page.html", context)
 
@@ -42,11 +44,15 @@ def start_quiz(
     mode: Annotated[QuizMode, Form()] = QuizMode.timed,
     deck: Annotated[str, Form(max_length=64)] = "",
     topic: Annotated[list[str] | None, Form(max_length=40)] = None,
+    coding_round: Annotated[bool, Form()] = False,
 ) -> Response:
-    """Start the quiz and go to its first question."""
+    """Start the quiz and go to its first question. A mock interview asked with
+    `coding_round` ends with a coding round (the page's box is ticked by default)."""
     seconds = minutes * 60 if mode is QuizMode.timed else None
     request = QuizRequest(mode, count, seconds, deck or None, tuple(topic or ()))
     attempt = quizzes.create(scope, request, now=now)
+    if mode is QuizMode.mock and coding_round:
+        mock.add_coding_round(scope, attempt, deck=request.deck, topics=request.topics, now=now)
     scope.session.commit()
     return RedirectResponse(f"/quizzes/{attempt.id}", status_code=303)
 
@@ -62,12 +68,20 @@ def quiz_page(
     """The current question (in practice and review, `after` shows the one just answered,
     explained), or the results once the quiz is closed."""
     view = quizzes.load(scope, quiz_id, now=now)
+    coding = None
+    if view.attempt.mode == QuizMode.mock.value:
+        coding = mock.coding_round(scope, quiz_id, now=now)
     if view.closed:
         scope.session.commit()  # closed at its deadline just now, perhaps
-        return render(request, "quizzes/results.html", {"view": view})
+        return render(request, "quizzes/results.html", {"view": view, "coding": coding})
     quizzes.show(scope, view)
     scope.session.commit()
-    context = {"view": view, "just_answered": after, "mock_seconds": SECONDS_PER_PROMPT}
+    context = {
+        "view": view,
+        "just_answered": after,
+        "mock_seconds": SECONDS_PER_PROMPT,
+        "coding": coding,
+    }
     return render(request, "quizzes/attempt.html", context, fragment="quizzes/_question.html")
 
 

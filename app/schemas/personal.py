@@ -212,6 +212,20 @@ class QuizExport(BaseModel):
     total: int
 
 
+class CodingRoundExport(BaseModel):
+    id: str
+    mock: str | None = Field(description="The mock interview it was part of, if any.")
+    exercise: str
+    minutes: int
+    started_at: str | None
+    deadline: str | None
+    closed_at: str | None
+    submission: str | None = Field(description="The graded submission (one of `runs`).")
+    followup_covered: list[int] | None = Field(
+        description="The follow-up's key points the learner ticked; null until graded."
+    )
+
+
 class ReviewExport(BaseModel):
     question: str
     rating: int
@@ -267,6 +281,7 @@ class Export(BaseModel):
     recall_checks: list[CheckExport]
     activity: list[ActivityExport]
     quizzes: list[QuizExport]
+    coding_rounds: list[CodingRoundExport] = []
     reviews: list[ReviewExport]
     runs: list[RunExport]
     solution_reveals: list[RevealExport] = []

@@ -11,6 +11,7 @@ from sqlmodel import col, select
 from app.domain import LearnerScope
 from app.models import (
     Activity,
+    CodingRound,
     Item,
     Question,
     QuizAttempt,
@@ -88,6 +89,26 @@ def export(scope: LearnerScope, user: User | None) -> dict[str, Any]:
                 select(QuizAttempt)
                 .where(QuizAttempt.learner_id == scope.learner_id)
                 .order_by(col(QuizAttempt.started_at))
+            )
+        ],
+        "coding_rounds": [
+            {
+                "id": r.id,
+                "mock": r.attempt_id,
+                "exercise": r.exercise_slug,
+                "minutes": r.minutes,
+                "started_at": _iso(r.started_at),
+                "deadline": _iso(r.deadline),
+                "closed_at": _iso(r.closed_at),
+                "submission": r.run_id,
+                "followup_covered": None
+                if r.followup_covered is None
+                else [int(n) for n in r.followup_covered.split(",") if n],
+            }
+            for r in session.exec(
+                select(CodingRound)
+                .where(CodingRound.learner_id == scope.learner_id)
+                .order_by(col(CodingRound.created_at))
             )
         ],
         "reviews": [

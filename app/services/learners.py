@@ -12,6 +12,7 @@ from app.db import dialect_of
 from app.domain import NOBODY, Identity, LearnerScope
 from app.models import (
     Activity,
+    CodingRound,
     ExerciseCard,
     ExerciseReviewEvent,
     HintView,
@@ -131,7 +132,7 @@ def merge(session: Session, *, source: Learner, target: Learner) -> None:
         .where(col(ItemProgress.learner_id) == source.id)
         .values(learner_id=target.id)
     )
-    for model in (RecallCheck, Run, QuizAttempt, HintView, SolutionReveal):
+    for model in (RecallCheck, Run, QuizAttempt, HintView, SolutionReveal, CodingRound):
         session.execute(
             update(model).where(col(model.learner_id) == source.id).values(learner_id=target.id)
         )

@@ -1,17 +1,81 @@
-"""Mock interviews: open-answer prompts one after another, each against its own timer; at
-the end the learner grades every answer against its key points, and each grade becomes a
-review and a recall check, as open answers on an item page do."""
+"""Mock interviews: open-answer prompts one after another, each against its own timer, then
+(when asked for) a timed coding round on one exercise; at the end the learner reads the
+grader's verdict and grades every answer, and the follow-up about the code, against its
+key points. Each prompt's grade becomes a review and a recall check, as open answers on an
+item page do."""
 
 from __future__ import annotations
 
+import random
 from datetime import datetime
 
+from sqlmodel import Session
+
 from app.domain import DomainError, InvalidInput, LearnerScope
-from app.models import AttemptQuestion, Item, Question
-from app.services import practice, quizzes
+from app.models import AttemptQuestion, CodingRound, Item, Question, QuizAttempt
+from app.services import coding_review, coding_rounds, practice, quizzes
+from app.services.coding_views import RoundView
 from app.services.quiz_views import AttemptView
 
 SECONDS_PER_PROMPT = 120  # the timer each prompt shows; running over is allowed, and shown
+# A mock interview includes a coding round unless the learner leaves it out: interviews for
+# deep-learning roles nearly always have one, and a rehearsal that skips it flatters. It is
+# an option rather than the rule for someone rehearsing the spoken part on a phone.
+CODING_ROUND_BY_DEFAULT = True
+
+
+class HelpDuringRound(DomainError):
+    """A hint or the solution of the exercise a learner's coding round is on, asked while
+    the round runs."""
+
+    status = 409
+
+    def __init__(self, what: str) -> None:
+        super().__init__(
+            f"Your coding round on this exercise is still running: its {what} opens when "
+            "the round ends."
+        )
+
+
+def coding_round_open(
+    session: Session, learner_id: int | None, slug: str, *, now: datetime | None = None
+) -> bool:
+    """Whether the learner's coding round on exercise `slug` is running now: its hints and
+    its solution are refused (409) until it ends. `now` defaults to the database's clock."""
+    return coding_rounds.is_open(session, learner_id, slug, now=now)
+
+
+def add_coding_round(
+    scope: LearnerScope,
+    attempt: QuizAttempt,
+    *,
+    deck: str | None,
+    topics: tuple[str, ...],
+    minutes: int = coding_rounds.ROUND_MINUTES,
+    now: datetime,
+    rng: random.Random | None = None,
+) -> CodingRound:
+    """The mock interview's coding round, on an exercise of its deck and topics (not
+    committed). Its clock starts when the learner reaches it, after the prompts."""
+    exercise = coding_rounds.choose(scope, deck=deck, topics=topics, now=now, rng=rng)
+    return coding_rounds.create(
+        scope, exercise, minutes=minutes, attempt_id=attempt.id, start=False, now=now, rng=rng
+    )
+
+
+def coding_round(scope: LearnerScope, attempt_id: str, *, now: datetime) -> RoundView | None:
+    return coding_rounds.of_attempt(scope, attempt_id, now=now)
+
+
+def start_coding_round(scope: LearnerScope, attempt_id: str, *, now: datetime) -> RoundView:
+    """Every prompt is answered: the coding round's clock starts now (not committed)."""
+    view = _mock(scope, attempt_id, now)
+    if view.current is not None:
+        raise quizzes.AnswerLocked("Answer every prompt first; the coding round comes after.")
+    found = coding_rounds.of_attempt(scope, attempt_id, now=now)
+    if found is None:
+        raise InvalidInput("This mock interview has no coding round.")
+    return coding_rounds.begin(scope, found.round.id, now=now)
 
 
 def _mock(scope: LearnerScope, attempt_id: str, now: datetime) -> AttemptView:
@@ -39,12 +103,25 @@ def move_on(scope: LearnerScope, attempt_id: str, *, position: int, now: datetim
 
 
 def grade(
-    scope: LearnerScope, attempt_id: str, *, covered: dict[int, list[int]], now: datetime
+    scope: LearnerScope,
+    attempt_id: str,
+    *,
+    covered: dict[int, list[int]],
+    followup: list[int] | None = None,
+    now: datetime,
 ) -> AttemptView:
-    """Grade every prompt by the key points ticked, and close the interview (not committed)."""
+    """Grade every prompt by the key points ticked, and the coding round's follow-up by
+    those of `followup`; close the interview (not committed)."""
     view = _mock(scope, attempt_id, now)
     if view.current is not None:
         raise DomainError("Answer every prompt before grading.")
+    round_view = coding_rounds.of_attempt(scope, attempt_id, now=now)
+    if round_view is not None:
+        if not round_view.closed:
+            raise DomainError("Finish the coding round before grading.")
+        coding_rounds.grade_followup(scope, round_view, covered=followup or [])
+        # The round is a review of its exercise: a pass its solve, a failure a lapse.
+        coding_review.record_round(scope, round_view, at=now)
     passed = 0
     for shown in view.questions:
         row = scope.session.get(AttemptQuestion, (attempt_id, shown.position))

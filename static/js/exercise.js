@@ -1,13 +1,16 @@
 // An exercise page: the starter in the editor (drafts kept in this browser), Run (visible
 // tests) and Submit (every test) with Ctrl+Enter and Ctrl+Shift+Enter, and each test's
 // result shown under its category as it streams in, the first failure opened. Anything the
-// code or the grader says is inserted as text, never as HTML.
+// code or the grader says is inserted as text, never as HTML. A coding round's page uses it
+// too: its submissions go to the round (data-submit-url), it keeps no drafts (data-drafts
+// "none": the round starts from the starter) and it has no solution button.
 (function () {
   "use strict";
   const article = document.querySelector("article.exercise");
   if (!article || !window.BackpropEditor) return;
   const slug = article.dataset.exercise;
   const backends = (article.dataset.backends || "").split(",").filter(Boolean);
+  const submitUrl = article.dataset.submitUrl || `/api/exercises/${slug}/submissions`;
   const $ = (id) => document.getElementById(id);
   const runButton = $("run-tests");
   const submitButton = $("submit-tests");
@@ -47,10 +50,11 @@
   // follow it to any device (and are not left in a shared browser).
   const accountDrafts = article.dataset.drafts === "account";
   // A review re-solves from the starter: the saved draft is neither shown nor overwritten.
-  const reviewing = article.dataset.review === "1";
+  // Nor does a coding round (data-drafts "none"), which starts from the starter too.
+  const startsFresh = article.dataset.review === "1" || article.dataset.drafts === "none";
   const draftKey = `backprop-exercise-draft:${slug}`;
   let draft = null;
-  if (reviewing) {
+  if (startsFresh) {
     draft = null;
   } else if (accountDrafts) {
     const node = $("exercise-draft");
@@ -58,7 +62,7 @@
   } else {
     try { draft = localStorage.getItem(draftKey); } catch (e) { draft = null; }
   }
-  const saveDraft = reviewing ? () => {} : accountDrafts ? serverSaver() : (text) => {
+  const saveDraft = startsFresh ? () => {} : accountDrafts ? serverSaver() : (text) => {
     try {
       if (text === original) localStorage.removeItem(draftKey);
       else localStorage.setItem(draftKey, text);
@@ -212,7 +216,7 @@
     const devices = window.BackpropDevices;
     let response;
     try {
-      response = await fetch(`/api/exercises/${slug}/submissions`, {
+      response = await fetch(submitUrl, {
         method: "POST",
         headers: { "Content-Type": "application/json", "Accept": "application/json", "X-CSRF-Token": csrfToken() },
         body: JSON.stringify({ code: editor.getValue(), backend, mode }),
@@ -263,12 +267,17 @@
     start(e.shiftKey ? "submit" : "run");
   }, true);
 
-  $("reveal-solution").addEventListener("click", async () => {
+  const revealButton = $("reveal-solution");
+  if (revealButton) revealButton.addEventListener("click", async () => {
     const response = await fetch(`/api/exercises/${slug}/solution`, {
       method: "POST", headers: { "Accept": "application/json", "X-CSRF-Token": csrfToken() },
     }).catch(() => null);
-    const body = response && response.ok ? await response.json() : null;
-    if (!body) { state.textContent = "The solution could not be loaded; try again."; return; }
+    const body = response ? await response.json().catch(() => null) : null;
+    if (!response || !response.ok || !body) {
+      // A refusal says why (a coding round on this exercise still running, say).
+      state.textContent = body && typeof body.detail === "string" ? body.detail : "The solution could not be loaded; try again.";
+      return;
+    }
     $("solution-code").textContent = body.code;
     $("solution-editorial").textContent = body.editorial_markdown;
     $("solution").hidden = false;

@@ -62,3 +62,28 @@ def test_a_hidden_test_name_that_is_not_a_literal_stops_the_import(
     tests.write_text(tests.read_text().replace('values("softmax of small rows"', "values(NAME"))
     with pytest.raises(ContentError, match="string literal"):
         import_content(empty_engine, content_copy)
+
+
+def test_every_exercise_has_follow_ups_with_key_points(
+    empty_engine: Engine, content_copy: Path
+) -> None:
+    import_content(empty_engine, content_copy)
+    for slug, row in rows(empty_engine).items():
+        followups = row.followup_list
+        assert 1 <= len(followups) <= 3, slug
+        assert all(f["prompt"] and 2 <= len(f["key_points"]) <= 6 for f in followups), slug
+    pre_ln = rows(empty_engine)["pre-ln-transformer-block"].followup_list
+    assert any("pre-LN" in f["prompt"] for f in pre_ln)
+
+
+def test_a_follow_up_change_reimports_and_a_bad_one_stops_the_import(
+    empty_engine: Engine, content_copy: Path
+) -> None:
+    import_content(empty_engine, content_copy)
+    path = content_copy / "exercises" / "stable-softmax" / "followups.yml"
+    path.write_text(path.read_text().replace("Why subtract", "Why do you subtract"))
+    assert import_content(empty_engine, content_copy).exercises == ["exercises/stable-softmax"]
+    assert "Why do you subtract" in rows(empty_engine)["stable-softmax"].followups
+    path.write_text("followups:\n  - prompt: One point is not enough\n    key_points: [only]\n")
+    with pytest.raises(ContentError, match="2 to 6 key points"):
+        import_content(empty_engine, content_copy)

@@ -1,0 +1,136 @@
+"""A coding interview in the browser, as a guest, against the real grader: started from
+the Quizzes page, the exercise is solved against the clock with no difficulty and no
+solution in sight; the round's submissions go to the round, and ending it shows the verdict
+with the difficulty."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+import pytest
+from playwright.sync_api import Browser, Page, expect
+
+from app.settings import PROJECT_ROOT
+from tests.browser.conftest import screenshot
+from tests.browser.test_accessibility import AXE, SIZES, _serious
+from tests.support.sandbox_worker import needs_isolation
+
+pytestmark = [pytest.mark.browser, needs_isolation]
+EXERCISES = PROJECT_ROOT / "content" / "exercises"
+
+
+@pytest.fixture
+def guest(browser: Browser, live_server: str) -> Iterator[Page]:
+    context = browser.new_context(base_url=live_server, viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    yield page
+    context.close()
+    assert errors == []
+
+
+def test_a_coding_interview_from_start_to_verdict(guest: Page) -> None:
+    page = guest
+    page.goto("/quizzes")
+    page.get_by_label("Topic", exact=True).select_option("regularization")
+    page.get_by_role("button", name="Start a coding interview").click()
+    expect(page.locator("h1")).to_have_text("Coding interview")
+    # The server's 20 minutes, counting down.
+    expect(page.locator("#quiz-clock-text")).to_have_text(re.compile(r"^(20:00|19:[45]\d)$"))
+    article = page.locator("article.exercise")
+    slug = article.get_attribute("data-exercise")
+    assert slug
+    expect(page.locator(".cm-content")).to_contain_text("NotImplementedError", timeout=20_000)
+    assert (
+        page.locator("[class*=badge-easy], [class*=badge-medium], [class*=badge-hard]").count() == 0
+    )
+    assert page.locator("#reveal-solution").count() == 0
+
+    reference = (EXERCISES / slug / "reference.py").read_text()
+    page.evaluate(
+        "code => document.querySelector('article.exercise').backpropEditor.setValue(code)",
+        reference,
+    )
+    with page.expect_request(lambda r: "/api/coding-rounds/" in r.url and r.method == "POST"):
+        page.get_by_role("button", name="Submit").click()
+    expect(page.locator("#grading-verdict .verdict")).to_have_text(
+        "Every test passed", timeout=90_000
+    )
+    screenshot(page, "coding-round-open", full_page=True)
+
+    page.get_by_role("button", name="I'm done: end the round").click()
+    expect(page.locator(".round-verdict .verdict")).to_have_text("Every test passed")
+    difficulty = page.locator(".round-verdict .badge")
+    assert difficulty.inner_text() in {"Easy", "Medium", "Hard"}
+    expect(
+        page.get_by_role("link", name="Open the exercise: hints, solution and editorial")
+    ).to_be_visible()
+    screenshot(page, "coding-round-verdict", full_page=True)
+
+
+@pytest.mark.parametrize("size", list(SIZES))
+def test_no_serious_accessibility_violation_on_a_round(
+    browser: Browser, live_server: str, size: str
+) -> None:
+    """The round while it runs and its verdict, in both themes (axe, serious or worse)."""
+    assert AXE.exists(), "run .ci/setup --dev"
+    for theme in ("light", "dark"):
+        context = browser.new_context(
+            base_url=live_server,
+            viewport=SIZES[size],
+            color_scheme=theme,
+            is_mobile=size == "phone",
+            bypass_csp=True,  # for axe's own script only
+        )
+        page = context.new_page()
+        page.goto("/quizzes")
+        page.get_by_role("button", name="Start a coding interview").click()
+        expect(page.locator(".cm-content")).to_contain_text("NotImplementedError", timeout=20_000)
+        screenshot(page, f"coding-round-{size}-{theme}", full_page=True)
+        assert _serious(page) == []
+        page.get_by_role("button", name="I'm done: end the round").click()
+        expect(page.locator(".round-verdict")).to_contain_text("Nothing was submitted")
+        screenshot(page, f"coding-round-verdict-{size}-{theme}", full_page=True)
+        assert _serious(page) == []
+        context.close()
+
+
+def test_a_mock_interview_with_its_coding_round_and_follow_up(guest: Page) -> None:
+    page = guest
+    page.goto("/quizzes")
+    form = page.locator("form.quiz-form")
+    form.get_by_label("Mock interview: 3 to 10 open prompts", exact=False).check()
+    expect(form.get_by_label("Mock interview: end with a coding round")).to_be_checked()
+    form.get_by_label("Questions").fill("3")
+    form.get_by_label("Normalisation & regularisation").check()
+    form.get_by_role("button", name="Start the quiz").click()
+    for _ in range(3):
+        page.locator("#mock-next").click()
+    page.get_by_role("button", name="Start the coding round: the clock starts now").click()
+    expect(page.locator("h1")).to_have_text("Mock interview · coding round")
+    slug = page.locator("article.exercise").get_attribute("data-exercise")
+    assert slug
+    expect(page.locator(".cm-content")).to_contain_text("NotImplementedError", timeout=20_000)
+    page.evaluate(
+        "code => document.querySelector('article.exercise').backpropEditor.setValue(code)",
+        (EXERCISES / slug / "reference.py").read_text(),
+    )
+    page.get_by_role("button", name="Submit").click()
+    expect(page.locator("#grading-verdict .verdict")).to_have_text(
+        "Every test passed", timeout=90_000
+    )
+    page.get_by_role("button", name="I'm done: end the round").click()
+    page.get_by_role("link", name="On to the follow-up and grading").click()
+    expect(page.locator("#question-title")).to_have_text("Grade your answers")
+    followup = page.locator(".mock-followup")
+    expect(followup).to_contain_text("Follow-up:")
+    followup.locator("input[name=followup]").first.check()
+    followup.locator("input[name=followup]").nth(1).check()
+    screenshot(page, "mock-coding-grading", full_page=True)
+    page.get_by_role("button", name="Grade and finish").click()
+    expect(page.locator(".round-verdict .verdict")).to_have_text("Every test passed")
+    expect(page.locator(".mock-followup")).to_contain_text("you covered 2 of")
+    screenshot(page, "mock-coding-results", full_page=True)
