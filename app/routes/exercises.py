@@ -4,6 +4,7 @@ its editor, Run and Submit (which speak the JSON API from static/js/exercise.js)
 from __future__ import annotations
 
 import asyncio
+from pathlib import Path
 from typing import Annotated
 
 from fastapi import APIRouter, Depends, Form, Query, Request, Response
@@ -17,11 +18,12 @@ from app.deps import (
     IdentityDep,
     LearnerDep,
     RunQueueDep,
+    SettingsDep,
     WriterDep,
     identify_for_page,
 )
-from app.domain import Identity, InvalidFilter, LearnerScope
-from app.services import content_cache, exercise_drafts, exercises, learners
+from app.domain import NOBODY, Identity, InvalidFilter, LearnerScope
+from app.services import content_cache, exercise_drafts, exercise_hints, exercises, learners
 from app.services.drafts import MAX_DRAFT_CHARACTERS
 from app.web.templating import render
 
@@ -73,21 +75,31 @@ def _learner_id(learner: LearnerScope | None) -> int | None:
 
 @router.api_route("/exercises/{slug}", methods=["GET", "HEAD"])
 async def exercise_page(
-    request: Request, slug: str, identity: IdentityDep, engine: EngineDep, queue: RunQueueDep
+    request: Request,
+    slug: str,
+    identity: IdentityDep,
+    engine: EngineDep,
+    queue: RunQueueDep,
+    settings: SettingsDep,
 ) -> HTMLResponse:
     """The statement, the starter in the editor (or an account's draft), Run and Submit,
-    and the results."""
+    the results, the hints shown so far and the solution once revealed."""
     sandbox = await queue.status()  # before any query: the page waits on nothing else
-    context = await asyncio.to_thread(_page_context, engine, identity, slug)
+    context = await asyncio.to_thread(_page_context, engine, identity, slug, settings.content_dir)
     return render(request, "exercises/detail.html", {**context, "sandbox": sandbox})
 
 
-def _page_context(engine: Engine, identity: Identity, slug: str) -> dict[str, object]:
+def _page_context(
+    engine: Engine, identity: Identity, slug: str, content_dir: Path
+) -> dict[str, object]:
     draft = None
-    if identity.signed_in:  # an account's draft follows it; a guest's stays in the browser
-        with Session(engine) as session:
-            scope = learners.resolve(session, identity)
-            draft = exercise_drafts.draft_of(scope, slug) if scope is not None else None
+    with Session(engine) as session:
+        # A browser seen before may have shown hints; a first request has nothing yet.
+        known = identity.signed_in or identity.known_browser
+        scope = learners.resolve(session, identity) if known else None
+        if scope is not None and identity.signed_in:  # a guest's draft stays in the browser
+            draft = exercise_drafts.draft_of(scope, slug)
+        hints = exercise_hints.state(scope or LearnerScope(session, NOBODY), content_dir, slug)
     with engine.connect() as connection:
         exercise = exercises.one(connection, slug)
         snapshot = content_cache.snapshot(connection)
@@ -99,6 +111,7 @@ def _page_context(engine: Engine, identity: Identity, slug: str) -> dict[str, ob
             "catalogue": snapshot.catalogue,
             "account_drafts": identity.signed_in,
             "draft": draft,
+            "hints": hints,
         }
 
 

@@ -29,11 +29,14 @@ from app.schemas import RunAccepted, errors
 from app.schemas.exercises import (
     ExercisePublic,
     ExerciseSummary,
+    HintRequest,
+    HintShown,
+    HintsPublic,
     SolutionPublic,
     SubmissionCreate,
     SubmissionPublic,
 )
-from app.services import exercises, run_stream, submissions
+from app.services import exercise_hints, exercises, run_stream, submissions
 from app.services.run_origin import origin_for
 
 router = APIRouter(prefix="/api/exercises", tags=["exercises"], dependencies=[Depends(identify)])
@@ -75,6 +78,38 @@ def get_exercise(slug: str, engine: EngineDep) -> ExercisePublic:
     tests or the mutants."""
     with engine.connect() as connection:
         return ExercisePublic.of(exercises.one(connection, slug))
+
+
+@router.get("/{slug}/hints", responses=errors(401, 404))
+def get_hints(slug: str, scope: ReaderDep, settings: SettingsDep) -> HintsPublic:
+    """The hints shown to the asker so far, and what the next one would be (its level and
+    the test category it answers, not its text). After a failing submission the next one
+    answers a failing test's category."""
+    return HintsPublic.of(exercise_hints.state(scope, settings.content_dir, slug))
+
+
+@router.post("/{slug}/hints", responses=errors(401, 403, 404, 409, 422))
+def show_hint(
+    slug: str,
+    scope: WriterDep,
+    identity: IdentityDep,
+    settings: SettingsDep,
+    body: HintRequest | None = None,
+) -> HintShown:
+    """Show the next hint (or the next one of `category`), in level order: concept, then
+    approach, then a near-complete step. Recorded the first time it is shown; 409 when none
+    is left."""
+    hint, state = exercise_hints.show_next(
+        scope,
+        settings.content_dir,
+        slug,
+        visitor=identity.owner_key,
+        category=body.category if body else None,
+    )
+    scope.session.commit()
+    shown = HintsPublic.of(state)
+    number = next(h.number for h in shown.shown if h.index == hint.index)
+    return HintShown(**shown.model_dump(), hint=shown.shown[number - 1])
 
 
 @router.post("/{slug}/solution", responses=errors(401, 403, 404))

@@ -9,6 +9,7 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from app.models import Exercise, Run
+from app.services.exercise_hints import Hint, HintState
 from app.services.exercises import ExerciseRow, Solution, visible_tests
 from sandbox.protocol import MAX_CODE_BYTES
 
@@ -130,3 +131,68 @@ class SolutionPublic(BaseModel):
     @classmethod
     def of(cls, solution: Solution) -> SolutionPublic:
         return cls(code=solution.code, editorial_markdown=solution.editorial_markdown)
+
+
+class HintPublic(BaseModel):
+    number: int = Field(description="Its place in the order the asker was shown hints, from 1.")
+    index: int = Field(description="Its position in the exercise's hints.")
+    level: Literal["concept", "approach", "step"]
+    category: str = Field(description="The test category it answers (values, gradients, ...).")
+    text: str
+
+
+class NextHintPublic(BaseModel):
+    """What the next request would show, without its text."""
+
+    number: int
+    level: Literal["concept", "approach", "step"]
+    category: str
+    answers_failing_test: bool = Field(
+        description="It answers a category that failed in the asker's latest submission."
+    )
+
+
+class HintsPublic(BaseModel):
+    total: int
+    shown: list[HintPublic] = Field(description="The hints shown so far, in the order shown.")
+    next: NextHintPublic | None = Field(description="null when every hint has been shown.")
+    failing_categories: list[str] = Field(
+        description="The failing categories of the asker's latest submission (none if it passed)."
+    )
+
+    @classmethod
+    def of(cls, state: HintState) -> HintsPublic:
+        upcoming = state.next
+        return cls(
+            total=state.total,
+            shown=[_hint(n, h) for n, h in enumerate(state.shown, start=1)],
+            next=None
+            if upcoming is None
+            else NextHintPublic(
+                number=len(state.shown) + 1,
+                level=upcoming.level,
+                category=upcoming.category,
+                answers_failing_test=state.next_answers_failure,
+            ),
+            failing_categories=state.failing,
+        )
+
+
+def _hint(number: int, hint: Hint) -> HintPublic:
+    return HintPublic(
+        number=number,
+        index=hint.index,
+        level=hint.level,
+        category=hint.category,
+        text=hint.text,
+    )
+
+
+class HintRequest(BaseModel):
+    category: str | None = Field(
+        None, max_length=32, description="Ask for the next hint of this test category."
+    )
+
+
+class HintShown(HintsPublic):
+    hint: HintPublic = Field(description="The hint just shown.")

@@ -137,7 +137,7 @@ def for_item(connection: Connection, item_slug: str) -> list[Exercise]:
 # beyond the solution a learner asks for (and whose reveal is recorded).
 
 
-def _folder(content_dir: Path, slug: str) -> Path:
+def exercise_folder(content_dir: Path, slug: str) -> Path:
     folder = content_dir / "exercises" / slug
     if not (folder / "exercise.yml").is_file():
         raise ExerciseNotFound(slug)
@@ -147,7 +147,7 @@ def _folder(content_dir: Path, slug: str) -> Path:
 def grading_request(content_dir: Path, slug: str, mode: str) -> GradingRequest:
     """The grading payload of a submission: exercise.yml, the reference and the tests,
     which travel to the grader's jail only (sandbox/README.md, "Grading")."""
-    folder = _folder(content_dir, slug)
+    folder = exercise_folder(content_dir, slug)
     config: Any = yaml.safe_load((folder / "exercise.yml").read_text(encoding="utf-8"))
     return GradingRequest(
         slug=slug,
@@ -176,7 +176,7 @@ def reveal(
     cookie-less client under its owner key)."""
     if session.exec(select(Exercise.id).where(Exercise.slug == slug)).first() is None:
         raise ExerciseNotFound(slug)
-    folder = _folder(content_dir, slug)
+    folder = exercise_folder(content_dir, slug)
     solution = Solution(
         code=(folder / "reference.py").read_text(encoding="utf-8"),
         editorial_markdown=(folder / "editorial.md").read_text(encoding="utf-8"),

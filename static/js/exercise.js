@@ -182,6 +182,8 @@
     stream.textContent = result.output || "";
     outputBox.hidden = !result.output;
     state.textContent = `${title}.`;
+    // The Hints panel and the solution (exercise-practice.js) follow each graded submission.
+    article.dispatchEvent(new CustomEvent("exercise:graded", { detail: result }));
   }
 
   function fail(message) {
