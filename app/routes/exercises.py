@@ -17,13 +17,21 @@ from app.deps import (
     EngineDep,
     IdentityDep,
     LearnerDep,
+    ReaderDep,
     RunQueueDep,
     SettingsDep,
     WriterDep,
     identify_for_page,
 )
 from app.domain import NOBODY, Identity, InvalidFilter, LearnerScope
-from app.services import content_cache, exercise_drafts, exercise_hints, exercises, learners
+from app.services import (
+    content_cache,
+    exercise_drafts,
+    exercise_hints,
+    exercise_solutions,
+    exercises,
+    learners,
+)
 from app.services.drafts import MAX_DRAFT_CHARACTERS
 from app.web.templating import render
 
@@ -99,7 +107,9 @@ def _page_context(
         scope = learners.resolve(session, identity) if known else None
         if scope is not None and identity.signed_in:  # a guest's draft stays in the browser
             draft = exercise_drafts.draft_of(scope, slug)
-        hints = exercise_hints.state(scope or LearnerScope(session, NOBODY), content_dir, slug)
+        reader = scope or LearnerScope(session, NOBODY)
+        hints = exercise_hints.state(reader, content_dir, slug)
+        solution, can_reveal = exercise_solutions.standing(reader, content_dir, slug)
     with engine.connect() as connection:
         exercise = exercises.one(connection, slug)
         snapshot = content_cache.snapshot(connection)
@@ -112,7 +122,21 @@ def _page_context(
             "account_drafts": identity.signed_in,
             "draft": draft,
             "hints": hints,
+            "solution": solution,
+            "can_reveal": can_reveal,
         }
+
+
+@router.get("/exercises/{slug}/solution")
+def solution_section(
+    request: Request, slug: str, scope: ReaderDep, settings: SettingsDep
+) -> HTMLResponse:
+    """The page's Solution section alone: what the page swaps in once the solution is
+    revealed (and the buttons before)."""
+    exercise = exercises.one(scope.session.connection(), slug)
+    solution, can_reveal = exercise_solutions.standing(scope, settings.content_dir, slug)
+    context = {"exercise": exercise, "solution": solution, "can_reveal": can_reveal}
+    return render(request, "exercises/_solution.html", context)
 
 
 @router.post("/exercises/{slug}/draft", status_code=204)

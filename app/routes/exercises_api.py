@@ -33,10 +33,11 @@ from app.schemas.exercises import (
     HintShown,
     HintsPublic,
     SolutionPublic,
+    SolutionRequest,
     SubmissionCreate,
     SubmissionPublic,
 )
-from app.services import exercise_hints, exercises, run_stream, submissions
+from app.services import exercise_hints, exercise_solutions, exercises, run_stream, submissions
 from app.services.run_origin import origin_for
 
 router = APIRouter(prefix="/api/exercises", tags=["exercises"], dependencies=[Depends(identify)])
@@ -112,21 +113,36 @@ def show_hint(
     return HintShown(**shown.model_dump(), hint=shown.shown[number - 1])
 
 
-@router.post("/{slug}/solution", responses=errors(401, 403, 404))
+@router.post("/{slug}/solution", responses=errors(401, 403, 404, 409))
 def reveal_solution(
-    slug: str, scope: WriterDep, identity: IdentityDep, settings: SettingsDep
+    slug: str,
+    scope: WriterDep,
+    identity: IdentityDep,
+    settings: SettingsDep,
+    body: SolutionRequest | None = None,
 ) -> SolutionPublic:
-    """The reference solution and its editorial. The reveal is recorded: it is part of the
-    asker's export."""
-    return SolutionPublic.of(
-        exercises.reveal(
-            scope.session,
-            settings.content_dir,
-            slug,
-            learner_id=scope.learner_id,
-            visitor=identity.owner_key[:64],
-        )
+    """The reference solution, its editorial, and your last submitted code beside it. Shown
+    after a failed Submit, or when you give up (`give_up: true`); 409 otherwise. The reveal
+    is recorded (it is part of the asker's export); once revealed, it is shown again."""
+    solution = exercise_solutions.reveal(
+        scope,
+        settings.content_dir,
+        slug,
+        visitor=identity.owner_key,
+        give_up=bool(body and body.give_up),
     )
+    scope.session.commit()
+    return SolutionPublic.of(solution)
+
+
+@router.get("/{slug}/solution", responses=errors(401, 404, 409))
+def get_solution(slug: str, scope: ReaderDep, settings: SettingsDep) -> SolutionPublic:
+    """The solution again, once it has been revealed to the asker; 409 before."""
+    exercises.one(scope.session.connection(), slug)
+    solution = exercise_solutions.revealed(scope, settings.content_dir, slug)
+    if solution is None:
+        raise exercise_solutions.SolutionRefused()
+    return SolutionPublic.of(solution)
 
 
 @router.post(

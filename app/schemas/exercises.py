@@ -10,7 +10,8 @@ from pydantic import BaseModel, Field
 
 from app.models import Exercise, Run
 from app.services.exercise_hints import Hint, HintState
-from app.services.exercises import ExerciseRow, Solution, visible_tests
+from app.services.exercise_solutions import Solution
+from app.services.exercises import ExerciseRow, visible_tests
 from sandbox.protocol import MAX_CODE_BYTES
 
 
@@ -124,13 +125,60 @@ def _public(test: dict[str, object]) -> dict[str, object]:
     return {k: test[k] for k in ("name", "category", "hidden", "status", "message")}
 
 
+class DiffRowPublic(BaseModel):
+    kind: Literal["equal", "changed", "removed", "added"] = Field(
+        description="removed: a line of yours alone; added: a line of the reference alone."
+    )
+    yours_number: int | None
+    yours: str | None
+    reference_number: int | None
+    reference: str | None
+
+
+class DiffPublic(BaseModel):
+    changed_lines: int
+    rows: list[DiffRowPublic] = Field(description="Line-aligned, in order.")
+
+
 class SolutionPublic(BaseModel):
     code: str = Field(description="The reference solution.")
     editorial_markdown: str = Field(description="Why it is written so, its cost, the usual bugs.")
+    editorial_html: str = Field(description="The editorial rendered, as the statement is.")
+    revealed_at: str
+    diff: DiffPublic | None = Field(
+        description="Your last submitted code beside the reference; null if you submitted none."
+    )
 
     @classmethod
     def of(cls, solution: Solution) -> SolutionPublic:
-        return cls(code=solution.code, editorial_markdown=solution.editorial_markdown)
+        diff = solution.diff
+        return cls(
+            code=solution.code,
+            editorial_markdown=solution.editorial_markdown,
+            editorial_html=solution.editorial_html,
+            revealed_at=solution.revealed_at.isoformat(),
+            diff=None
+            if diff is None
+            else DiffPublic(
+                changed_lines=diff.changed_lines,
+                rows=[
+                    DiffRowPublic(
+                        kind=r.kind,
+                        yours_number=r.left_number,
+                        yours=r.left,
+                        reference_number=r.right_number,
+                        reference=r.right,
+                    )
+                    for r in diff.rows
+                ],
+            ),
+        )
+
+
+class SolutionRequest(BaseModel):
+    give_up: bool = Field(
+        False, description="Give up: see the solution without a failed submission."
+    )
 
 
 class HintPublic(BaseModel):

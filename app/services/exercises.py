@@ -134,7 +134,7 @@ def for_item(connection: Connection, item_slug: str) -> list[Exercise]:
 
 
 # The trusted side: read from the folder when needed, never stored or returned by the API
-# beyond the solution a learner asks for (and whose reveal is recorded).
+# beyond the hints and the solution a learner asks for (exercise_hints, exercise_solutions).
 
 
 def exercise_folder(content_dir: Path, slug: str) -> Path:
@@ -156,34 +156,6 @@ def grading_request(content_dir: Path, slug: str, mode: str) -> GradingRequest:
         reference=(folder / "reference.py").read_text(encoding="utf-8"),
         tests=(folder / "tests.py").read_text(encoding="utf-8"),
     )
-
-
-@dataclass(frozen=True)
-class Solution:
-    code: str
-    editorial_markdown: str
-
-
-def reveal(
-    session: Session,
-    content_dir: Path,
-    slug: str,
-    *,
-    learner_id: int | None,
-    visitor: str,
-) -> Solution:
-    """The reference and the editorial; the reveal is recorded (for the learner, or for a
-    cookie-less client under its owner key)."""
-    if session.exec(select(Exercise.id).where(Exercise.slug == slug)).first() is None:
-        raise ExerciseNotFound(slug)
-    folder = exercise_folder(content_dir, slug)
-    solution = Solution(
-        code=(folder / "reference.py").read_text(encoding="utf-8"),
-        editorial_markdown=(folder / "editorial.md").read_text(encoding="utf-8"),
-    )
-    session.add(SolutionReveal(exercise_slug=slug, learner_id=learner_id, visitor=visitor))
-    session.commit()
-    return solution
 
 
 def revealed(scope: LearnerScope) -> list[SolutionReveal]:

@@ -67,5 +67,53 @@
     });
   }
 
-  article.addEventListener("exercise:graded", () => refreshHints());
+  // Solution: each way in asks first, in a dialog; once shown, the server's section (the
+  // reference, the editorial, the diff) replaces the buttons.
+  let giveUp = false;
+  let opener = null;
+  function bindSolution() {
+    const dialog = $("reveal-confirm");
+    if (!dialog) return;
+    const text = $("reveal-confirm-text");
+    const error = $("reveal-error");
+    function ask(event, givingUp) {
+      giveUp = givingUp;
+      opener = event.currentTarget;
+      text.textContent = givingUp ? text.dataset.giveUp : text.dataset.reveal;
+      error.hidden = true;
+      dialog.showModal();
+      $("reveal-yes").focus();
+    }
+    $("reveal-solution").addEventListener("click", (e) => ask(e, false));
+    $("give-up").addEventListener("click", (e) => ask(e, true));
+    $("reveal-cancel").addEventListener("click", () => dialog.close());
+    dialog.addEventListener("close", () => { if (opener && document.contains(opener)) opener.focus(); });
+    $("reveal-yes").addEventListener("click", async () => {
+      const answer = await api("solution", { method: "POST", body: JSON.stringify({ give_up: giveUp }) });
+      if (!answer.ok) {
+        error.textContent = typeof answer.body.detail === "string" ? answer.body.detail : "The solution could not be loaded; try again.";
+        error.hidden = false;
+        return;
+      }
+      const section = await fetch(`/exercises/${slug}/solution`, { headers: { "Accept": "text/html" } })
+        .then((r) => (r.ok ? r.text() : null)).catch(() => null);
+      opener = null;
+      dialog.close();
+      if (!section) { window.location.reload(); return; }
+      $("solution-section").outerHTML = section;
+      $("solution-heading").focus();
+    });
+  }
+  bindSolution();
+
+  article.addEventListener("exercise:graded", (event) => {
+    refreshHints();
+    const result = event.detail || {};
+    const reveal = $("reveal-solution");
+    if (reveal && result.mode === "submit" && ["failed", "error", "timeout"].includes(result.verdict)) {
+      reveal.disabled = false;
+      const note = $("reveal-note");
+      note.textContent = note.dataset.open;
+    }
+  });
 })();

@@ -252,16 +252,4 @@
     e.stopPropagation();
     start(e.shiftKey ? "submit" : "run");
   }, true);
-
-  $("reveal-solution").addEventListener("click", async () => {
-    const response = await fetch(`/api/exercises/${slug}/solution`, {
-      method: "POST", headers: { "Accept": "application/json", "X-CSRF-Token": csrfToken() },
-    }).catch(() => null);
-    const body = response && response.ok ? await response.json() : null;
-    if (!body) { state.textContent = "The solution could not be loaded; try again."; return; }
-    $("solution-code").textContent = body.code;
-    $("solution-editorial").textContent = body.editorial_markdown;
-    $("solution").hidden = false;
-    $("reveal-solution").hidden = true;
-  });
 })();
