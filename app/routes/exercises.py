@@ -37,7 +37,13 @@ from app.web.templating import render
 
 router = APIRouter(include_in_schema=False, dependencies=[Depends(identify_for_page)])
 DIFFICULTIES = ("easy", "medium", "hard")
-STATUS_LABELS = {"new": "Not tried", "attempted": "Attempted", "solved": "Solved"}
+STATUS_LABELS = {
+    "new": "Not tried",
+    "attempted": "Attempted",
+    "solved": "Solved",
+    "solved-with-hints": "Solved with hints",
+    "solved-after-reveal": "Solved after reveal",
+}
 Filter = Annotated[str | None, Query(max_length=64)]
 
 

@@ -28,6 +28,7 @@ from app.models import Run
 from app.schemas import RunAccepted, errors
 from app.schemas.exercises import (
     ExercisePublic,
+    ExerciseStatus,
     ExerciseSummary,
     HintRequest,
     HintShown,
@@ -62,10 +63,11 @@ def list_exercises(
     scope: ReaderDep,
     topic: Topic = None,
     difficulty: Literal["easy", "medium", "hard"] | None = None,
-    status: Literal["new", "attempted", "solved"] | None = None,
+    status: ExerciseStatus | None = None,
 ) -> list[ExerciseSummary]:
     """Every exercise in the set's order, with the asker's status on each (solved once a
-    submit passed every test), narrowed by the filters given."""
+    Submit passed every test; solved-with-hints or solved-after-reveal when a hint or the
+    solution was shown before that), narrowed by the filters given."""
     with engine.connect() as connection:
         rows = exercises.listing(
             connection, scope.learner_id, topic=topic, difficulty=difficulty, status=status

@@ -14,6 +14,8 @@ from app.services.exercise_solutions import Solution
 from app.services.exercises import ExerciseRow, visible_tests
 from sandbox.protocol import MAX_CODE_BYTES
 
+ExerciseStatus = Literal["new", "attempted", "solved", "solved-with-hints", "solved-after-reveal"]
+
 
 class ExerciseSummary(BaseModel):
     slug: str
@@ -22,8 +24,10 @@ class ExerciseSummary(BaseModel):
     difficulty: Literal["easy", "medium", "hard"]
     items: list[str] = Field(description="Slugs of the Q&A items the exercise drills.")
     entry_point: str = Field(description="The function or class the learner writes.")
-    status: Literal["new", "attempted", "solved"] = Field(
-        description="The asker's standing: solved once a submit passed every test."
+    status: ExerciseStatus = Field(
+        description="The asker's standing: new; attempted (a submission, a hint or a reveal); "
+        "solved once a Submit passed every test, solved-with-hints when a hint was shown "
+        "before that, solved-after-reveal when the solution was."
     )
 
     @classmethod

@@ -11,15 +11,14 @@ from typing import Any
 
 import yaml
 from sqlalchemy import Connection
-from sqlalchemy import select as core_select
 from sqlmodel import Session, col, select
 
 from app.domain import LearnerScope, NotFound
-from app.models import Exercise, Run, SolutionReveal
-from app.services import content_cache
+from app.models import Exercise, SolutionReveal
+from app.services import content_cache, exercise_status
 from sandbox.protocol import GradingReport, GradingRequest, Mode
 
-STATUSES = ("new", "attempted", "solved")  # a learner's standing on one exercise
+STATUSES = exercise_status.STATUSES  # a learner's standing on one exercise
 
 
 class ExerciseNotFound(NotFound):
@@ -46,22 +45,8 @@ def _exercises(connection: Connection) -> list[Exercise]:
 
 
 def statuses(connection: Connection, learner_id: int | None) -> dict[str, str]:
-    """slug → attempted or solved, for the exercises the learner has submitted to."""
-    if learner_id is None:
-        return {}
-    rows = connection.execute(
-        core_select(col(Run.exercise_slug), col(Run.grading_mode), col(Run.grading_verdict)).where(
-            col(Run.learner_id) == learner_id, col(Run.exercise_slug).is_not(None)
-        )
-    )
-    found: dict[str, str] = {}
-    for slug, mode, verdict in rows:
-        if slug is None:
-            continue
-        solved = mode == Mode.SUBMIT.value and verdict == "passed"
-        if solved or found.get(slug) != "solved":
-            found[slug] = "solved" if solved else "attempted"
-    return found
+    """slug → status (exercise_status.STATUSES) for the exercises the learner has touched."""
+    return exercise_status.statuses(connection, learner_id)
 
 
 def listing(
