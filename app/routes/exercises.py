@@ -29,6 +29,7 @@ from app.services import (
     exercise_drafts,
     exercise_hints,
     exercise_solutions,
+    exercise_status,
     exercises,
     learners,
 )
@@ -37,13 +38,7 @@ from app.web.templating import render
 
 router = APIRouter(include_in_schema=False, dependencies=[Depends(identify_for_page)])
 DIFFICULTIES = ("easy", "medium", "hard")
-STATUS_LABELS = {
-    "new": "Not tried",
-    "attempted": "Attempted",
-    "solved": "Solved",
-    "solved-with-hints": "Solved with hints",
-    "solved-after-reveal": "Solved after reveal",
-}
+STATUS_LABELS = exercise_status.LABELS
 Filter = Annotated[str | None, Query(max_length=64)]
 
 

@@ -18,6 +18,13 @@ from app.models import HintView, Run, SolutionReveal
 
 STATUSES = ("new", "attempted", "solved", "solved-with-hints", "solved-after-reveal")
 SOLVED = frozenset({"solved", "solved-with-hints", "solved-after-reveal"})
+LABELS = {
+    "new": "Not tried",
+    "attempted": "Attempted",
+    "solved": "Solved",
+    "solved-with-hints": "Solved with hints",
+    "solved-after-reveal": "Solved after reveal",
+}
 
 
 def statuses(

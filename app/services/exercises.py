@@ -10,11 +10,12 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from sqlalchemy import Connection
+from sqlalchemy import Connection, func
+from sqlalchemy import select as core_select
 from sqlmodel import Session, col, select
 
 from app.domain import LearnerScope, NotFound
-from app.models import Exercise, SolutionReveal
+from app.models import CodeSample, Exercise, SolutionReveal
 from app.services import content_cache, exercise_status
 from sandbox.protocol import GradingReport, GradingRequest, Mode
 
@@ -116,6 +117,47 @@ def for_item(connection: Connection, item_slug: str) -> list[Exercise]:
                 by_item.setdefault(slug, []).append(exercise)
         snapshot.derived["exercises_by_item"] = by_item
     return by_item.get(item_slug, [])
+
+
+@dataclass(frozen=True)
+class ItemCode:
+    """The code a learner can practise on an item, and what they did with its exercises:
+    an item's status counts them (progress.item_status)."""
+
+    has_samples: bool
+    exercises_tried: int  # submitted to, asked a hint or the solution of
+    exercises_solved: int  # a passing Submit, with help or not
+
+
+def item_code(connection: Connection, learner_id: int, item_id: int) -> ItemCode:
+    """Its samples (one count) and the learner's standing on its exercises (one query more,
+    only for an item that has exercises)."""
+    samples = connection.execute(
+        core_select(func.count()).select_from(CodeSample).where(col(CodeSample.item_id) == item_id)
+    ).scalar_one()
+    snapshot = content_cache.snapshot(connection)
+    slug = next((r.slug for r in snapshot.rows if r.id == item_id), None)
+    slugs = [e.slug for e in for_item(connection, slug)] if slug else []
+    found = exercise_status.statuses(connection, learner_id, slugs) if slugs else {}
+    solved = sum(1 for s in found.values() if s in exercise_status.SOLVED)
+    return ItemCode(samples > 0, len(found), solved)
+
+
+def solved_per_topic(connection: Connection, learner_id: int) -> dict[str, tuple[int, int]]:
+    """topic slug → (exercises the learner solved, exercises) for the topics that have any."""
+    snapshot = content_cache.snapshot(connection)
+    kept = snapshot.derived.get("exercise_topics")
+    if isinstance(kept, dict):
+        topic_of: dict[str, str] = kept
+    else:
+        topic_of = {e.slug: e.topic_slug for e in _exercises(connection)}
+        snapshot.derived["exercise_topics"] = topic_of
+    found = exercise_status.statuses(connection, learner_id)
+    tally: dict[str, tuple[int, int]] = {}
+    for slug, topic in topic_of.items():
+        solved, total = tally.get(topic, (0, 0))
+        tally[topic] = (solved + (found.get(slug) in exercise_status.SOLVED), total + 1)
+    return tally
 
 
 # The trusted side: read from the folder when needed, never stored or returned by the API
