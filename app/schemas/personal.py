@@ -245,6 +245,14 @@ class RevealExport(BaseModel):
     revealed_at: str
 
 
+class HintExport(BaseModel):
+    exercise: str
+    hint: int = Field(description="Its position in the exercise's hints.")
+    level: str
+    category: str
+    shown_at: str
+
+
 class Export(BaseModel):
     """Everything stored about a learner: the account page's download, and /api/me/export."""
 
@@ -258,3 +266,4 @@ class Export(BaseModel):
     reviews: list[ReviewExport]
     runs: list[RunExport]
     solution_reveals: list[RevealExport] = []
+    hints_shown: list[HintExport] = []
