@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from datetime import datetime
 
-from sqlalchemy import Connection, and_, case, literal, union_all
+from sqlalchemy import Connection, String, and_, case, cast, literal, union_all
 from sqlalchemy import select as core_select
 from sqlmodel import col
 
@@ -41,14 +41,18 @@ def statuses(
     parts = [
         core_select(
             col(Run.exercise_slug).label("slug"),
-            case((passed, "pass"), else_="try").label("kind"),
+            cast(case((passed, "pass"), else_="try"), String(8)).label("kind"),
             col(Run.created_at).label("at"),
         ).where(col(Run.learner_id) == learner_id, col(Run.exercise_slug).is_not(None)),
-        core_select(col(HintView.exercise_slug), literal("hint"), col(HintView.shown_at)).where(
-            col(HintView.learner_id) == learner_id
-        ),
         core_select(
-            col(SolutionReveal.exercise_slug), literal("reveal"), col(SolutionReveal.revealed_at)
+            col(HintView.exercise_slug),
+            cast(literal("hint"), String(8)),
+            col(HintView.shown_at),
+        ).where(col(HintView.learner_id) == learner_id),
+        core_select(
+            col(SolutionReveal.exercise_slug),
+            cast(literal("reveal"), String(8)),
+            col(SolutionReveal.revealed_at),
         ).where(col(SolutionReveal.learner_id) == learner_id),
     ]
     if wanted is not None:
