@@ -91,7 +91,7 @@ def get_hints(slug: str, scope: ReaderDep, settings: SettingsDep) -> HintsPublic
     return HintsPublic.of(exercise_hints.state(scope, settings.content_dir, slug))
 
 
-@router.post("/{slug}/hints", responses=errors(401, 403, 404, 409, 422))
+@router.post("/{slug}/hints", responses=errors(400, 401, 403, 404, 409, 422))
 def show_hint(
     slug: str,
     scope: WriterDep,
@@ -115,7 +115,7 @@ def show_hint(
     return HintShown(**shown.model_dump(), hint=shown.shown[number - 1])
 
 
-@router.post("/{slug}/solution", responses=errors(401, 403, 404, 409))
+@router.post("/{slug}/solution", responses=errors(400, 401, 403, 404, 409, 422))
 def reveal_solution(
     slug: str,
     scope: WriterDep,
