@@ -23,7 +23,7 @@ from app.deps import (
     WriterDep,
     identify_for_page,
 )
-from app.domain import NOBODY, Identity, InvalidFilter, LearnerScope
+from app.domain import Identity, InvalidFilter, LearnerScope
 from app.services import (
     content_cache,
     exercise_drafts,
@@ -101,31 +101,34 @@ async def exercise_page(
 def _page_context(
     engine: Engine, identity: Identity, slug: str, content_dir: Path
 ) -> dict[str, object]:
-    draft = None
-    with Session(engine) as session:
-        # A browser seen before may have shown hints; a first request has nothing yet.
-        known = identity.signed_in or identity.known_browser
-        scope = learners.resolve(session, identity) if known else None
-        if scope is not None and identity.signed_in:  # a guest's draft stays in the browser
-            draft = exercise_drafts.draft_of(scope, slug)
-        reader = scope or LearnerScope(session, NOBODY)
-        hints = exercise_hints.state(reader, content_dir, slug)
-        solution, can_reveal = exercise_solutions.standing(reader, content_dir, slug)
     with engine.connect() as connection:
         exercise = exercises.one(connection, slug)
         snapshot = content_cache.snapshot(connection)
         linked = [r for r in snapshot.rows if r.slug in exercise.item_list]
-        return {
-            "exercise": exercise,
-            "visible_tests": exercises.visible_tests(exercise),
-            "items": linked,
-            "catalogue": snapshot.catalogue,
-            "account_drafts": identity.signed_in,
-            "draft": draft,
-            "hints": hints,
-            "solution": solution,
-            "can_reveal": can_reveal,
-        }
+    context: dict[str, object] = {
+        "exercise": exercise,
+        "visible_tests": exercises.visible_tests(exercise),
+        "items": linked,
+        "catalogue": snapshot.catalogue,
+        "account_drafts": identity.signed_in,
+        "draft": None,
+        "hints": exercise_hints.unseen(content_dir, slug),
+        "solution": None,
+        "can_reveal": False,
+    }
+    if not (identity.signed_in or identity.known_browser):
+        return context  # a first request has done nothing yet: no query for its standing
+    with Session(engine) as session:
+        scope = learners.resolve(session, identity)
+        if scope is None:
+            return context
+        if identity.signed_in:  # an account's draft follows it; a guest's stays in the browser
+            context["draft"] = exercise_drafts.draft_of(scope, slug)
+        context["hints"] = exercise_hints.state(scope, content_dir, slug)
+        context["solution"], context["can_reveal"] = exercise_solutions.standing(
+            scope, content_dir, slug
+        )
+    return context
 
 
 @router.get("/exercises/{slug}/solution")

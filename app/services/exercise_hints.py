@@ -113,6 +113,12 @@ def choose(hints: list[Hint], shown: set[int], failing: list[str]) -> Hint | Non
     return found[0] if found else None
 
 
+def unseen(content_dir: Path, slug: str) -> HintState:
+    """The Hints panel of someone who has done nothing yet: no query."""
+    hints = load(content_dir, slug)
+    return HintState(len(hints), [], choose(hints, set(), []), [])
+
+
 def state(scope: LearnerScope, content_dir: Path, slug: str) -> HintState:
     """What the Hints panel shows. Blocking."""
     connection = scope.session.connection()
