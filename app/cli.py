@@ -20,7 +20,7 @@ from app.importer import ContentError, bank, import_content
 from app.importer.similar import THRESHOLD as SIMILAR_THRESHOLD
 from app.importer.similar import near_duplicates
 from app.serve import serve
-from app.services import accounts, recovery
+from app.services import accounts, exercise_stats, recovery
 from app.settings import Settings
 
 
@@ -45,6 +45,10 @@ def main(argv: list[str] | None = None) -> int:
         "--write-readme",
         action="store_true",
         help="rewrite the marked table in the content folder's README.md (whole bank only)",
+    )
+    sub.add_parser(
+        "exercise-stats",
+        help="each exercise's solve rate, attempts, time, hints, reveals and flaky-test flag",
     )
     admin = sub.add_parser("admin", help="grant or take back the authoring pages")
     admin.add_argument("action", choices=["grant", "revoke"])
@@ -90,6 +94,9 @@ def main(argv: list[str] | None = None) -> int:
         return _set_admin(engine, args.username, admin=args.action == "grant")
     if args.command == "reset-password":
         return _reset_password(engine, args.username)
+    if args.command == "exercise-stats":
+        with Session(engine) as session:
+            print(_exercise_table(exercise_stats.exercise_stats(session)))
     return 0
 
 
@@ -117,6 +124,28 @@ def _bank_report(
         for pair in pairs:
             print(f"  {pair.similarity:.2f}  {pair.first}  ~  {pair.second}")
     return 0
+
+
+def _exercise_table(stats: list[exercise_stats.ExerciseStats]) -> str:
+    """One line per exercise, as /admin/exercises shows them (without the lists)."""
+    lines = [
+        f"{'exercise':32} {'tried':>5} {'solved':>9} {'rate':>5} {'submits':>7} "
+        f"{'minutes':>7} {'hints':>5} {'reveals':>7}  flag"
+    ]
+    for s in stats:
+        rate = f"{100 * s.solve_rate:.0f}%" if s.solve_rate is not None else "-"
+        submits = f"{s.median_submits_to_solve:g}" if s.median_submits_to_solve else "-"
+        seconds = s.median_seconds_to_solve
+        minutes = f"{seconds / 60:.1f}" if seconds is not None else "-"
+        flag = ""
+        if s.flagged:
+            cases = len(s.flaky_cases)
+            flag = f"{cases} case{'s' * (cases > 1)}: {', '.join(s.flaky_tests)}"
+        lines.append(
+            f"{s.slug:32} {s.tried:>5} {f'{s.solved}/{s.submitted}':>9} {rate:>5} {submits:>7} "
+            f"{minutes:>7} {s.hint_people:>5} {s.reveals:>7}  {flag}".rstrip()
+        )
+    return "\n".join(lines)
 
 
 def _reset_password(engine: Engine, username: str) -> int:

@@ -22,6 +22,7 @@ from app.importer import import_content
 from app.routes import (
     accounts,
     admin,
+    admin_exercises,
     api,
     dashboard,
     exercises,
@@ -34,6 +35,7 @@ from app.routes import (
     quizzes,
     quizzes_api,
     recovery,
+    review_api,
     runs,
     study,
 )
@@ -175,8 +177,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     # first (no path of theirs overlaps another's), so the item page is found without first
     # testing every API route.
     routers = (
-        pages, exercises, api, runs, exercises_api, me, quizzes_api, labs_api, study, dashboard,
-        quizzes, mock, admin, accounts, recovery, metrics,
+        pages, exercises, api, runs, exercises_api, me, review_api, quizzes_api, labs_api, study,
+        dashboard, quizzes, mock, admin, admin_exercises, accounts, recovery, metrics,
     )  # fmt: skip
     for module in routers:
         app.include_router(module.router)

@@ -55,6 +55,16 @@ def cpu_name() -> str:
     return f"{name} ({os.cpu_count()} cores)"
 
 
+def why_no_cuda() -> str:
+    """Why runs get no GPU here, in a sentence, once probe_cuda found none."""
+    if not glob.glob("/dev/nvidia*"):
+        return "This host has no NVIDIA GPU (no /dev/nvidia* device files)."
+    return (
+        "This host has NVIDIA device files, but PyTorch cannot use the GPU "
+        "(torch.cuda.is_available() is false: check the driver and the CUDA build)."
+    )
+
+
 def probe_cuda(env: dict[str, str], timeout_seconds: float = 120) -> str | None:
     """The name of GPU 0 when CUDA works here, else None. Runs in a throwaway process so
     that no long-lived process (least of all a zygote) ever initialises CUDA."""

@@ -5,8 +5,7 @@ backend's warm zygote.
 
 It listens on its socket at once and warms its zygotes afterwards (importing torch takes
 seconds): until they are warm its status says `starting`, and runs that arrive wait for them.
-The socket and its connections are server.py's; the protocol is sandbox/protocol/ (see also
-sandbox/README.md)."""
+The socket is server.py's; the protocol is sandbox/protocol/ (see also sandbox/README.md)."""
 
 from __future__ import annotations
 
@@ -178,7 +177,7 @@ class Worker:
             state, detail = WorkerState.READY, "ready"
         else:
             state, detail = WorkerState.STARTING, f"starting: {self.warming}"
-        auto = self.pick(Backend.AUTO)
+        auto, gpu = self.pick(Backend.AUTO), self.pools.get("cuda")
         return WorkerStatus(
             state=state,
             backends=list(self.pools),
@@ -188,6 +187,7 @@ class Worker:
             queue={name: len(pool.waiting) for name, pool in self.pools.items()},
             compile_cache={name: pool.cache_state for name, pool in self.pools.items()},
             slots={name: pool.slots for name, pool in self.pools.items()},
+            absent={"cuda": host.why_no_cuda()} if self.ready.is_set() and not gpu else {},
         )
 
     def status_message(self) -> dict[str, Any]:

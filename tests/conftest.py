@@ -31,6 +31,7 @@ NO_DATABASE = (
     "tests/exercises/",
     "tests/sandbox/test_cgroups.py",
     "tests/sandbox/test_content_runs.py",
+    "tests/sandbox/test_gpu_absent.py",
     "tests/sandbox/test_grader_hostile.py",
     "tests/sandbox/test_grading_core.py",
     "tests/sandbox/test_grading_jail.py",

@@ -10,7 +10,7 @@ from fastapi.responses import HTMLResponse
 
 from app.deps import NowDep, ReaderDep, identify_for_page
 from app.domain import InvalidInput
-from app.services import content_cache, dashboard, quizzes, readiness, review
+from app.services import content_cache, dashboard, exercise_review, quizzes, readiness, review
 from app.services.progress import MASTERY_RULE
 from app.web.templating import render
 
@@ -38,9 +38,12 @@ def dashboard_page(
         "mastery_rule": MASTERY_RULE,
         "quizzes": quizzes.history(scope, limit=5),
         "due": review.due_count(scope, now=now),
+        "due_exercises": exercise_review.due_count(scope, now=now),
         "interview": interview,
         "today": now.date(),
-        "forecast": readiness.forecast(scope, catalogue, on=interview) if interview else None,
+        "forecast": readiness.forecast(scope, catalogue, on=interview, now=now)
+        if interview
+        else None,
     }
     return render(request, "progress/dashboard.html", context)
 

@@ -4,6 +4,8 @@ its editor, Run and Submit (which speak the JSON API from static/js/exercise.js)
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
+from datetime import datetime
 from pathlib import Path
 from typing import Annotated
 
@@ -21,13 +23,16 @@ from app.deps import (
     RunQueueDep,
     SettingsDep,
     WriterDep,
+    app_state,
     identify_for_page,
 )
 from app.domain import Identity, InvalidFilter, LearnerScope
+from app.models import Exercise
 from app.services import (
     content_cache,
     exercise_drafts,
     exercise_hints,
+    exercise_review,
     exercise_solutions,
     exercise_status,
     exercises,
@@ -35,6 +40,7 @@ from app.services import (
 )
 from app.services.drafts import MAX_DRAFT_CHARACTERS
 from app.web.templating import render
+from sandbox.protocol import WorkerStatus
 
 router = APIRouter(include_in_schema=False, dependencies=[Depends(identify_for_page)])
 DIFFICULTIES = ("easy", "medium", "hard")
@@ -90,16 +96,38 @@ async def exercise_page(
     engine: EngineDep,
     queue: RunQueueDep,
     settings: SettingsDep,
+    review: Annotated[bool, Query(description="Solve again from the starter.")] = False,
 ) -> HTMLResponse:
-    """The statement, the starter in the editor (or an account's draft), Run and Submit,
-    the results, the hints shown so far and the solution once revealed."""
+    """The statement, the starter in the editor (or an account's draft, except in review,
+    which starts from the starter), Run and Submit, the results, the hints shown so far, the
+    solution once revealed (not in review), and when it is due for re-solving once solved."""
     sandbox = await queue.status()  # before any query: the page waits on nothing else
-    context = await asyncio.to_thread(_page_context, engine, identity, slug, settings.content_dir)
-    return render(request, "exercises/detail.html", {**context, "sandbox": sandbox})
+    clock = app_state(request).clock  # read in the thread: on PostgreSQL it is a query
+    context = await asyncio.to_thread(
+        _page_context, engine, identity, slug, settings.content_dir, review=review, now=clock
+    )
+    gpu_absent = _gpu_absent(sandbox, context["exercise"])  # type: ignore[arg-type]
+    page = {**context, "sandbox": sandbox, "gpu_absent": gpu_absent}
+    return render(request, "exercises/detail.html", page)
+
+
+def _gpu_absent(sandbox: WorkerStatus, exercise: Exercise) -> str:
+    """Why this page offers no GPU, in a sentence (empty when it does)."""
+    if "cuda" not in exercise.backend_list:
+        return "This exercise is graded on the CPU only."
+    if "cuda" in sandbox.backends:
+        return ""
+    return sandbox.absent.get("cuda") or "This server has no GPU backend right now."
 
 
 def _page_context(
-    engine: Engine, identity: Identity, slug: str, content_dir: Path
+    engine: Engine,
+    identity: Identity,
+    slug: str,
+    content_dir: Path,
+    *,
+    review: bool,
+    now: Callable[[], datetime],
 ) -> dict[str, object]:
     with engine.connect() as connection:
         exercise = exercises.one(connection, slug)
@@ -112,6 +140,8 @@ def _page_context(
         "catalogue": snapshot.catalogue,
         "account_drafts": identity.signed_in,
         "draft": None,
+        "review_mode": review,
+        "next_review": None,
         "hints": exercise_hints.unseen(content_dir, slug),
         "solution": None,
         "can_reveal": False,
@@ -122,12 +152,17 @@ def _page_context(
         scope = learners.resolve(session, identity)
         if scope is None:
             return context
-        if identity.signed_in:  # an account's draft follows it; a guest's stays in the browser
+        context["next_review"] = exercise_review.next_review(scope, slug, now=now())
+        # An account's draft follows it (a guest's stays in the browser); a review starts
+        # from the starter, so the saved draft is left as it is.
+        if identity.signed_in and not review:
             context["draft"] = exercise_drafts.draft_of(scope, slug)
         context["hints"] = exercise_hints.state(scope, content_dir, slug)
-        context["solution"], context["can_reveal"] = exercise_solutions.standing(
-            scope, content_dir, slug
-        )
+        solution, can_reveal = exercise_solutions.standing(scope, content_dir, slug)
+        # A review is solved from memory: a solution revealed before stays behind its
+        # button, and opening it again counts as a lapse (exercise_review.record_reveal).
+        context["solution"] = None if review else solution
+        context["can_reveal"] = can_reveal
     return context
 
 

@@ -24,6 +24,7 @@ from app.deps import (
     WriterDep,
     identify,
 )
+from app.domain import DomainError
 from app.models import Run
 from app.schemas import RunAccepted, errors
 from app.schemas.exercises import (
@@ -35,6 +36,7 @@ from app.schemas.exercises import (
     HintsPublic,
     SolutionPublic,
     SolutionRequest,
+    SubmissionAccepted,
     SubmissionCreate,
     SubmissionPublic,
 )
@@ -160,36 +162,59 @@ async def submit(
     limiter: RunLimiterDep,
     settings: SettingsDep,
     idempotency_key: IdempotencyKey = None,
-) -> RunAccepted:
+) -> SubmissionAccepted:
     """Grade code against the exercise: `run` its visible tests, or `submit` to every test.
     It is a run (limits, ownership and `Idempotency-Key` as POST /api/runs); follow it at
     /api/exercises/{slug}/submissions/{id}/events, where each test's result comes as it ends.
-    A client with neither cookies nor a bearer token gets a capability token in the answer."""
+    Backend `both` grades the code on the CPU and on the GPU at once: `paired` is the GPU's
+    submission, or `absent` says why there is none. A client with neither cookies nor a
+    bearer token gets a capability token in the answer (one per submission)."""
+    absent: dict[str, str] = {}
+    backends: list[str] = [body.backend]
+    if body.backend == "both":
+        status = await queue.status()
+        devices = await asyncio.to_thread(submissions.side_by_side, engine, slug, status)
+        backends, absent = devices.backends, dict(devices.absent)
     # Checked before the asker's learner is made: a refused submission records nothing.
-    backend, grading = await asyncio.to_thread(
-        submissions.prepare,
-        engine,
-        settings.content_dir,
-        slug=slug,
-        code=body.code,
-        backend=body.backend,
-        mode=body.mode,
-    )
+    prepared = [
+        await asyncio.to_thread(
+            submissions.prepare,
+            engine,
+            settings.content_dir,
+            slug=slug,
+            code=body.code,
+            backend=backend,
+            mode=body.mode,
+        )
+        for backend in backends
+    ]
     origin = await asyncio.to_thread(
         origin_for, engine, identity, client=client, item_slug=None, sample=None
     )
-    submitted = await submissions.submit(
-        engine,
-        queue,
-        limiter,
-        code=body.code,
-        backend=backend,
-        grading=grading,
-        origin=origin,
-        token_secret=settings.resolved_secret_key(),
-        idempotency_key=idempotency_key,
-    )
-    return RunAccepted.of(submitted)
+    accepted: list[RunAccepted] = []
+    for n, (backend, grading) in enumerate(prepared):
+        try:
+            submitted = await submissions.submit(
+                engine,
+                queue,
+                limiter,
+                code=body.code,
+                backend=backend,
+                grading=grading,
+                origin=origin,
+                token_secret=settings.resolved_secret_key(),
+                idempotency_key=(
+                    idempotency_key if n == 0 else submissions.twin_key(idempotency_key, backend)
+                ),
+            )
+        except DomainError as exc:
+            if n == 0:
+                raise
+            absent[backend] = exc.message  # the first is graded; say why its twin is not
+            continue
+        accepted.append(RunAccepted.of(submitted))
+    first, *twin = accepted
+    return SubmissionAccepted(**first.model_dump(), paired=twin[0] if twin else None, absent=absent)
 
 
 @router.get("/{slug}/submissions/{submission_id}", responses=errors(401, 404))

@@ -11,7 +11,7 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from app.deps import NowDep, ReaderDep, WriterDep, identify_for_page
 from app.domain import InvalidInput
-from app.services import content_cache, quizzes, review
+from app.services import content_cache, quizzes, review_queue
 from app.services.mock import SECONDS_PER_PROMPT
 from app.services.quizzes import MAX_QUESTIONS, MIN_QUESTIONS, QuizMode, QuizRequest
 from app.web.templating import is_htmx, render
@@ -103,7 +103,7 @@ def submit(quiz_id: str, scope: ReaderDep, now: NowDep) -> Response:
 
 @router.get("/review")
 def review_page(request: Request, scope: ReaderDep, now: NowDep) -> HTMLResponse:
-    """What is due for review today, and a way to start."""
-    due = review.due_questions(scope, now=now, limit=MAX_QUESTIONS)
-    context = {"due": quizzes.prompts_of(scope, due), "max_questions": MAX_QUESTIONS}
-    return render(request, "quizzes/review.html", context)
+    """What is due for review today, questions and exercises interleaved, and a way to
+    start."""
+    due = review_queue.due_now(scope, now=now, limit=MAX_QUESTIONS)
+    return render(request, "quizzes/review.html", {"due": due, "max_questions": MAX_QUESTIONS})

@@ -79,6 +79,7 @@ class FakeRunQueue(InProcessQueue):
         super().__init__(observer, linger_seconds=linger_seconds)
         self.script = script
         self.state = state
+        self.gpu: str | None = None  # a GPU's name: the status then offers cuda too
         self.submitted: list[RunRequest] = []
 
     def source(self, request: RunRequest, cancel: asyncio.Event) -> AsyncIterator[Event]:
@@ -89,4 +90,13 @@ class FakeRunQueue(InProcessQueue):
         if self.state is not WorkerState.READY:
             detail = "starting: loading PyTorch" if self.state is WorkerState.STARTING else "off"
             return WorkerStatus(self.state, [], None, {}, detail)
-        return WorkerStatus(WorkerState.READY, ["cpu"], FAKE_DEVICE, {"cpu": FAKE_DEVICE}, "ready")
+        devices = {"cpu": FAKE_DEVICE} | ({"cuda": self.gpu} if self.gpu else {})
+        absent = {} if self.gpu else {"cuda": "Scripted runs have no GPU."}
+        return WorkerStatus(
+            WorkerState.READY,
+            list(devices),
+            self.gpu or FAKE_DEVICE,
+            devices,
+            "ready",
+            absent=absent,
+        )

@@ -9,6 +9,7 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from app.models import Exercise, Run
+from app.schemas.runs import RunAccepted
 from app.services.exercise_hints import Hint, HintState
 from app.services.exercise_solutions import Solution
 from app.services.exercises import ExerciseRow, visible_tests
@@ -68,7 +69,11 @@ class ExercisePublic(BaseModel):
 
 class SubmissionCreate(BaseModel):
     code: str = Field(description=f"Python source, at most {MAX_CODE_BYTES // 1024} KiB of UTF-8.")
-    backend: Literal["cpu", "cuda", "auto"] = "auto"
+    backend: Literal["cpu", "cuda", "auto", "both"] = Field(
+        "auto",
+        description="both: graded on the CPU and on the GPU at once, for results side by side "
+        "(the answer's `paired` is the GPU's submission, or `absent` says why there is none).",
+    )
     mode: Literal["run", "submit"] = Field(
         "submit", description="run: the visible tests only; submit: every test, hidden ones too."
     )
@@ -84,6 +89,24 @@ class TestResultPublic(BaseModel):
     message: str = Field(
         description="Why it did not pass; a hidden test never shows expected values."
     )
+
+
+class SubmissionAccepted(RunAccepted):
+    """A submission queued; with backend `both`, its GPU twin too."""
+
+    paired: RunAccepted | None = Field(
+        None, description="With backend both: the same code's submission on the GPU."
+    )
+    absent: dict[str, str] = Field(
+        default_factory=dict,
+        description="With backend both: each device it is not graded on, and why.",
+    )
+
+
+class PerformancePublic(BaseModel):
+    ratio: float = Field(description="Your code's median time over the reference's.")
+    learner_ms: float
+    reference_ms: float
 
 
 class SubmissionPublic(BaseModel):
@@ -103,6 +126,13 @@ class SubmissionPublic(BaseModel):
     backend: str | None
     device: str | None
     wall_ms: int | None
+    performance: PerformancePublic | None = Field(
+        None, description="Time against the reference, when the exercise measured it."
+    )
+    tolerances: dict[str, str] = Field(
+        default_factory=dict,
+        description="Per dtype, the tolerance the comparisons allowed on this device.",
+    )
 
     @classmethod
     def of(cls, run: Run) -> SubmissionPublic:
@@ -122,7 +152,23 @@ class SubmissionPublic(BaseModel):
             backend=run.backend,
             device=run.device,
             wall_ms=run.wall_ms,
+            performance=_performance(report.get("performance")),
+            tolerances=report.get("tolerances") or {},
         )
+
+
+def _performance(figures: object) -> PerformancePublic | None:
+    """The timing figures of the report, when they are whole."""
+    if not isinstance(figures, dict):
+        return None
+    try:
+        return PerformancePublic(
+            ratio=float(figures["ratio"]),
+            learner_ms=float(figures["learner"]["median_ms"]),
+            reference_ms=float(figures["reference"]["median_ms"]),
+        )
+    except (KeyError, TypeError, ValueError):
+        return None
 
 
 def _public(test: dict[str, object]) -> dict[str, object]:

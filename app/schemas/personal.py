@@ -253,6 +253,18 @@ class HintExport(BaseModel):
     shown_at: str
 
 
+class ExerciseReviewExport(BaseModel):
+    """One solve of an exercise (or a reveal that was a lapse), as its card was scheduled."""
+
+    exercise: str
+    rating: int = Field(description="1 Again, 2 Hard, 3 Good, 4 Easy.")
+    source: str = Field(description="practice (the first solve), review, reveal or mock.")
+    attempts: int = Field(description="Submits in the solve.")
+    hints: int = Field(description="Hints shown in the solve.")
+    seconds: int = Field(description="From the solve's first submission to the pass.")
+    reviewed_at: str
+
+
 class Export(BaseModel):
     """Everything stored about a learner: the account page's download, and /api/me/export."""
 
@@ -267,3 +279,4 @@ class Export(BaseModel):
     runs: list[RunExport]
     solution_reveals: list[RevealExport] = []
     hints_shown: list[HintExport] = []
+    exercise_reviews: list[ExerciseReviewExport] = []

@@ -19,8 +19,9 @@ from sqlalchemy.engine import Engine
 from sqlmodel import col
 
 from app.models import CodeSample, ContentFile, Deck, Item, Topic
+from app.services import items
 from app.services.catalogue import Catalogue, load_catalogue
-from app.services.items import ItemRow, all_rows
+from app.services.items import ItemDetail, ItemRow, all_rows
 from app.services.query import Vocabulary
 
 RECHECK_SECONDS = 2.0
@@ -48,6 +49,9 @@ class Snapshot:
     # What other services work out once per import (e.g. the exercises of each item).
     derived: dict[str, object] = field(default_factory=dict)
     item_texts: dict[int, ItemText] | None = None  # read on the first search that needs it
+    # Item pages' content (five queries each), by slug, kept as each is first read: the item
+    # page is the one every reader opens, and its content changes only with an import.
+    details: dict[str, ItemDetail] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         for row in self.rows:
@@ -129,6 +133,17 @@ def snapshot(connection: Connection) -> Snapshot:
     )
     _snapshots[engine] = fresh
     return fresh
+
+
+def item_detail(connection: Connection, slug: str) -> ItemDetail:
+    """An item's page content (items.item_detail, without samples), kept until the next
+    import. ItemNotFound for a slug that is none (never kept: any string can be asked)."""
+    kept = snapshot(connection)
+    found = kept.details.get(slug)
+    if found is None:
+        found = items.item_detail(connection, slug=slug)
+        kept.details[slug] = found  # one per real item at most: a bounded set
+    return found
 
 
 def forget(engine: Engine) -> None:

@@ -16,7 +16,7 @@ from sqlmodel import col
 from app.domain import DomainError, LearnerScope
 from app.importer.render import render_markdown
 from app.models import Run, SolutionReveal, utcnow
-from app.services import exercises
+from app.services import exercise_review, exercises
 from app.services.code_diff import SideBySide, side_by_side
 
 
@@ -85,14 +85,16 @@ def reveal(
     scope: LearnerScope, content_dir: Path, slug: str, *, visitor: str, give_up: bool
 ) -> Solution:
     """The solution, if the learner may see it: revealed before, or a failed submission, or
-    they give up. The first reveal is recorded (not committed). Blocking."""
+    they give up. The first reveal is recorded, and one after a solve is a lapse of its
+    re-solving card (not committed). Blocking."""
     connection = scope.session.connection()
     exercises.one(connection, slug)
     when = revealed_at(connection, scope.learner_id, slug)
+    now = utcnow()
     if when is None:
         if not (give_up or has_failed_submission(connection, scope.learner_id, slug)):
             raise SolutionRefused()
-        when = utcnow()
+        when = now
         scope.session.add(
             SolutionReveal(
                 exercise_slug=slug,
@@ -102,6 +104,8 @@ def reveal(
             )
         )
         scope.session.flush()
+    # Asked for after a solve, it is a lapse of that exercise's card (once until the next).
+    exercise_review.record_reveal(scope.session, learner_id=scope.learner_id, slug=slug, at=now)
     return _solution(connection, content_dir, scope.learner_id, slug, when)
 
 

@@ -19,7 +19,7 @@ from app.models import (
     User,
     utcnow,
 )
-from app.services import dashboard, exercise_hints, exercises, study
+from app.services import dashboard, exercise_hints, exercise_review, exercises, study
 
 EXPORT_FORMAT = "backprop-export/1"
 
@@ -138,6 +138,18 @@ def export(scope: LearnerScope, user: User | None) -> dict[str, Any]:
                 "shown_at": h.shown_at.isoformat(),
             }
             for h in exercise_hints.shown_for_export(scope)
+        ],
+        "exercise_reviews": [
+            {
+                "exercise": e.exercise_slug,
+                "rating": e.rating,
+                "source": e.source,
+                "attempts": e.attempts,
+                "hints": e.hints,
+                "seconds": e.seconds,
+                "reviewed_at": e.reviewed_at.isoformat(),
+            }
+            for e in exercise_review.events(scope)
         ],
     }
 

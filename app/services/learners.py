@@ -16,17 +16,21 @@ from app.db import dialect_of
 from app.domain import NOBODY, Identity, LearnerScope
 from app.models import (
     Activity,
+    ExerciseCard,
+    ExerciseReviewEvent,
     HintView,
     Item,
     ItemProgress,
     Learner,
     QuizAttempt,
     RecallCheck,
+    ReviewCard,
+    ReviewEvent,
     Run,
     SolutionReveal,
     utcnow,
 )
-from app.services import study
+from app.services import exercise_review, review, study
 
 Row = TypeVar("Row")
 
@@ -175,6 +179,8 @@ def merge(session: Session, *, source: Learner, target: Learner) -> None:
         session.execute(
             update(model).where(col(model.learner_id) == source.id).values(learner_id=target.id)
         )
+    _merge_question_cards(session, source_id=source.id, target=ours)
+    _merge_exercise_cards(session, source_id=source.id, target=ours)
     for day in session.exec(select(Activity).where(Activity.learner_id == source.id)):
         study.count_day(ours, day.day, views=day.views, runs=day.runs, checks=day.checks)
     session.execute(delete(Activity).where(col(Activity.learner_id) == source.id))
@@ -182,3 +188,39 @@ def merge(session: Session, *, source: Learner, target: Learner) -> None:
     session.flush()
     for item in session.exec(select(Item).where(col(Item.id).in_(touched))):
         study.refresh_status(ours, item)
+
+
+def _merge_question_cards(session: Session, *, source_id: int, target: LearnerScope) -> None:
+    """The guest's question reviews join the account's log, and each card of a question
+    the guest reviewed is the merged log replayed."""
+    questions = set(
+        session.exec(select(ReviewEvent.question_id).where(ReviewEvent.learner_id == source_id))
+    )
+    session.execute(
+        update(ReviewEvent)
+        .where(col(ReviewEvent.learner_id) == source_id)
+        .values(learner_id=target.learner_id)
+    )
+    session.execute(delete(ReviewCard).where(col(ReviewCard.learner_id) == source_id))
+    for question_id in sorted(questions):
+        review.recompute(target, question_id)
+
+
+def _merge_exercise_cards(session: Session, *, source_id: int, target: LearnerScope) -> None:
+    """The guest's exercise review events join the account's log, and each card of an
+    exercise the guest solved is the merged log replayed."""
+    slugs = set(
+        session.exec(
+            select(ExerciseReviewEvent.exercise_slug).where(
+                ExerciseReviewEvent.learner_id == source_id
+            )
+        )
+    )
+    session.execute(
+        update(ExerciseReviewEvent)
+        .where(col(ExerciseReviewEvent.learner_id) == source_id)
+        .values(learner_id=target.learner_id)
+    )
+    session.execute(delete(ExerciseCard).where(col(ExerciseCard.learner_id) == source_id))
+    for slug in sorted(slugs):
+        exercise_review.recompute(target, slug)

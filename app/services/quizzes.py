@@ -215,15 +215,14 @@ def submit(scope: LearnerScope, attempt_id: str, *, now: datetime) -> AttemptVie
     return build_view(scope, attempt, now)
 
 
-def prompts_of(scope: LearnerScope, question_ids: list[int]) -> list[tuple[str, str]]:
-    """(prompt, item slug) of these questions, in the order given."""
+def prompts_by_id(scope: LearnerScope, question_ids: list[int]) -> dict[int, tuple[str, str]]:
+    """question id → (prompt, item slug), for those of these questions that exist."""
     rows = scope.session.exec(
         select(Question.id, Question.prompt, Item.slug)
         .join(Item, col(Item.id) == col(Question.item_id))
         .where(col(Question.id).in_(question_ids))
     )
-    found = {qid: (prompt, slug) for qid, prompt, slug in rows}
-    return [found[q] for q in question_ids if q in found]
+    return {qid: (prompt, slug) for qid, prompt, slug in rows if qid is not None}
 
 
 def history(scope: LearnerScope, limit: int = 20) -> list[QuizAttempt]:

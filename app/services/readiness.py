@@ -1,6 +1,7 @@
 """Readiness for an interview date: the expected recall of each topic's questions on that
-day (FSRS's retrievability; a question never answered counts as not known), and the
-questions to review first."""
+day (FSRS's retrievability; a question never answered counts as not known), the questions
+to review first, and coding: the chance of solving again each exercise solved so far, now
+and on the day."""
 
 from __future__ import annotations
 
@@ -11,8 +12,8 @@ from sqlalchemy import select as core_select
 from sqlmodel import col
 
 from app.domain import LearnerScope
-from app.models import Item, Question
-from app.services import review
+from app.models import Exercise, Item, Question
+from app.services import exercise_review, review
 from app.services.catalogue import Catalogue
 
 REVIEW_FIRST = 8
@@ -40,10 +41,41 @@ class WeakQuestion:
 
 
 @dataclass(frozen=True)
+class ExerciseRecall:
+    slug: str
+    title: str
+    difficulty: str
+    recall_now: float  # the chance of solving it again now, 0..1
+    expected_recall: float  # ... on the day
+
+
+@dataclass(frozen=True)
+class CodingReadiness:
+    """The exercises solved so far (those with a re-solving card), weakest on the day first,
+    of `total` in the set."""
+
+    exercises: list[ExerciseRecall]
+    total: int
+
+    @property
+    def solved(self) -> int:
+        return len(self.exercises)
+
+    @property
+    def recall_now(self) -> float:
+        return _mean([e.recall_now for e in self.exercises])
+
+    @property
+    def expected_recall(self) -> float:
+        return _mean([e.expected_recall for e in self.exercises])
+
+
+@dataclass(frozen=True)
 class Forecast:
     on: date
     topics: list[TopicReadiness]
     review_first: list[WeakQuestion]
+    coding: CodingReadiness
 
     @property
     def overall(self) -> float:
@@ -51,8 +83,9 @@ class Forecast:
         return sum(t.expected_recall * t.questions for t in self.topics) / total if total else 0.0
 
 
-def forecast(scope: LearnerScope, catalogue: Catalogue, *, on: date) -> Forecast:
-    """Expected recall per topic on the morning of `on` (09:00 UTC)."""
+def forecast(scope: LearnerScope, catalogue: Catalogue, *, on: date, now: datetime) -> Forecast:
+    """Expected recall per topic, and of each solved exercise, on the morning of `on`
+    (09:00 UTC)."""
     when = datetime.combine(on, time(9, 0), tzinfo=UTC)
     recall = review.recall_on(scope, when)
     rows = scope.session.execute(
@@ -86,4 +119,26 @@ def forecast(scope: LearnerScope, catalogue: Catalogue, *, on: date) -> Forecast
         if by_topic.get(t.slug)
     ]
     weak.sort(key=lambda w: w.expected_recall)
-    return Forecast(on=on, topics=topics, review_first=weak[:REVIEW_FIRST])
+    return Forecast(on, topics, weak[:REVIEW_FIRST], coding(scope, when=when, now=now))
+
+
+def coding(scope: LearnerScope, *, when: datetime, now: datetime) -> CodingReadiness:
+    """The chance of solving again each exercise with a card, now and at `when`."""
+    on_day = exercise_review.recall_on(scope, when)
+    today = exercise_review.recall_on(scope, now)
+    rows = scope.session.execute(
+        core_select(col(Exercise.slug), col(Exercise.title), col(Exercise.difficulty)).order_by(
+            col(Exercise.position)
+        )
+    ).all()
+    solved = [
+        ExerciseRecall(slug, title, difficulty, today[slug], on_day[slug])
+        for slug, title, difficulty in rows
+        if slug in on_day
+    ]
+    solved.sort(key=lambda e: e.expected_recall)
+    return CodingReadiness(solved, len(rows))
+
+
+def _mean(values: list[float]) -> float:
+    return sum(values) / len(values) if values else 0.0

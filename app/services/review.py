@@ -1,5 +1,6 @@
 """Spaced review: each question is a card per learner, scheduled with FSRS (the `fsrs`
-package; this module is the only one that knows it). The review log is the source of
+package; this module is the only one that knows it), and so is each solved exercise
+(app/services/exercise_review.py keeps their logs). The review log is the source of
 truth: a card's schedule is the log replayed, so it can always be computed again. Times
 are UTC everywhere.
 
@@ -10,6 +11,7 @@ they covered."""
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from functools import cache
@@ -21,7 +23,7 @@ from sqlalchemy import select as core_select
 from sqlmodel import col, select
 
 from app.domain import Identity, LearnerScope
-from app.models import Learner, ReviewCard, ReviewEvent
+from app.models import Exercise, ExerciseCard, Learner, ReviewCard, ReviewEvent
 
 SLOW_SECONDS = 45.0  # a right answer that took longer than this rates Hard
 
@@ -35,6 +37,13 @@ class ReviewSource:
 def _scheduler() -> Scheduler:
     # No fuzzing: replaying a log must give exactly the schedule it gave the first time.
     return Scheduler(enable_fuzzing=False)
+
+
+@cache
+def _solving_scheduler() -> Scheduler:
+    # Re-solving an exercise is not a flash card: no learning steps minutes apart. The first
+    # solve schedules a day or more ahead, and a lapse (a reveal) brings it back sooner.
+    return Scheduler(learning_steps=(), relearning_steps=(), enable_fuzzing=False)
 
 
 def rating_for_answer(*, correct: bool, seconds: float | None) -> int:
@@ -131,6 +140,21 @@ def recall_on(scope: LearnerScope, when: datetime) -> dict[int, Recall]:
     }
 
 
+def schedule_solves(solves: Sequence[tuple[int, datetime]]) -> tuple[datetime, str]:
+    """An exercise's re-solving card from its log of (rating, moment), oldest first: when
+    it is due, and the card as JSON. The log must not be empty."""
+    scheduler = _solving_scheduler()
+    card = Card(card_id=0, due=_utc(solves[0][1]))
+    for rating, at in solves:
+        card, _ = scheduler.review_card(card, Rating(rating), _utc(at))
+    return card.due, json.dumps(card.to_dict())
+
+
+def solve_recall(card: str, when: datetime) -> float:
+    """The chance, 0..1, of solving again at `when` an exercise scheduled as `card`."""
+    return float(_solving_scheduler().get_card_retrievability(_card(card), _utc(when)))
+
+
 def _card(data: str) -> Card:
     return Card.from_dict(json.loads(data))
 
@@ -153,14 +177,25 @@ def _utc(moment: datetime) -> datetime:
 
 
 def _due_count(owner: Any) -> Any:
-    """Due cards of the learner `owner` picks out, counted; built once (every page of a
-    returning browser asks: the navigation shows it)."""
-    return (
+    """Due cards of the learner `owner` picks out, questions' and exercises' together,
+    counted; built once (every page of a returning browser asks: the navigation shows it).
+    An exercise's card counts while the exercise is in the content."""
+    questions = (
         core_select(func.count())
         .select_from(ReviewCard)
         .join(Learner, col(Learner.id) == col(ReviewCard.learner_id))
         .where(owner, col(ReviewCard.due) <= bindparam("now"))
+        .scalar_subquery()
     )
+    exercises = (
+        core_select(func.count())
+        .select_from(ExerciseCard)
+        .join(Learner, col(Learner.id) == col(ExerciseCard.learner_id))
+        .join(Exercise, col(Exercise.slug) == col(ExerciseCard.exercise_slug))
+        .where(owner, col(ExerciseCard.due) <= bindparam("now"))
+        .scalar_subquery()
+    )
+    return core_select(questions + exercises)
 
 
 _DUE_FOR_USER = _due_count(col(Learner.user_id) == bindparam("owner"))
@@ -168,7 +203,8 @@ _DUE_FOR_GUEST = _due_count(col(Learner.visitor) == bindparam("owner"))
 
 
 def due_for(connection: Connection, identity: Identity, *, now: datetime) -> int:
-    """How many questions are due for the asker: one statement on a plain connection."""
+    """How many questions and exercises are due for the asker: one statement on a plain
+    connection."""
     owner: int | str
     if identity.user_id is not None:
         statement, owner = _DUE_FOR_USER, identity.user_id

@@ -23,7 +23,7 @@ from app import logs, metrics
 from app.domain import LearnerScope, RunNotFound, RunRejected, SandboxBusy
 from app.models import Item, Run, utcnow
 from app.runqueue import QueueRefused, RunQueue
-from app.services import exercise_progress, idempotency, labs, study
+from app.services import exercise_progress, exercise_review, idempotency, labs, study
 from app.services.exercises import graded_outcome
 from app.services.orphans import driver_id
 from app.services.ratelimit import RunLimiter
@@ -142,6 +142,7 @@ class RunRecorder:
             run.status, run.finished_at = "done", utcnow()
             session.add(run)
             _count_practice(session, run)
+            exercise_review.record_solve(session, run)
             labs.record(session, run)
             session.commit()
             return True

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 
 from sqlalchemy.engine import Engine
@@ -13,7 +14,7 @@ from app.runqueue import RunQueue
 from app.services import exercises, runs
 from app.services.ratelimit import RunLimiter
 from app.services.runs import RunOrigin, Submitted
-from sandbox.protocol import GradingRequest, check_code
+from sandbox.protocol import GradingRequest, WorkerStatus, check_code
 
 
 class SubmissionNotFound(NotFound):
@@ -39,6 +40,48 @@ def prepare(
     elif backend != "auto" and backend not in offered:
         raise InvalidInput(f"This exercise is graded on {' or '.join(offered)}, not {backend}.")
     return backend, exercises.grading_request(content_dir, slug, mode)
+
+
+@dataclass(frozen=True)
+class SideBySide:
+    """Where a `both` submission is graded: the backends, CPU first, and why each device
+    left out is left out (the page shows that row as absent, with the reason)."""
+
+    backends: list[str]
+    absent: dict[str, str]
+
+
+def side_by_side(engine: Engine, slug: str, status: WorkerStatus) -> SideBySide:
+    """The devices a submission with backend `both` is graded on here. Blocking."""
+    with engine.connect() as connection:
+        offered = exercises.one(connection, slug).backend_list
+    backends: list[str] = []
+    absent: dict[str, str] = {}
+    for backend in ("cpu", "cuda"):
+        if backend not in offered:
+            others = " and ".join(b.upper() for b in offered)
+            absent[backend] = f"This exercise is graded on the {others} only."
+        elif not status.available and backend == "cpu":
+            backends.append(backend)  # queued for the worker that is starting
+        elif not status.available:
+            absent[backend] = f"The sandbox is not ready: {status.detail}"
+        elif backend in status.backends:
+            backends.append(backend)
+        else:
+            absent[backend] = status.absent.get(backend) or (
+                f"This server has no {backend.upper()} backend right now."
+            )
+    if not backends:
+        raise InvalidInput(" ".join(absent.values()))
+    return SideBySide(backends, absent)
+
+
+def twin_key(idempotency_key: str | None, backend: str) -> str | None:
+    """The Idempotency-Key of a `both` submission's second run: the client's, told apart
+    (a retry of the pair gives the same two runs)."""
+    if idempotency_key is None:
+        return None
+    return f"{idempotency_key[: 63 - len(backend)]}:{backend}"
 
 
 async def submit(

@@ -13,7 +13,7 @@ from sqlmodel import Session
 
 from app.domain import Identity
 from app.models import utcnow
-from app.services import content_cache, drafts, items, labs, learners, study
+from app.services import content_cache, drafts, labs, learners, study
 from app.services.items import ItemDetail
 from app.services.progress import Status
 from app.services.study import StudyView
@@ -60,10 +60,10 @@ def open_item(
     load test) would otherwise leave a new learner behind at every request. Blocking."""
     if not (identity.signed_in or identity.known_browser):
         with engine.connect() as connection:  # nothing to record: plain rows, no session
-            page = items.item_detail(connection, slug=slug)
+            page = content_cache.item_detail(connection, slug)
             return page, study.study_view(None, page.item), lab_view(connection, page)
     with Session(engine) as session:
-        page = items.item_detail(session.connection(), slug=slug)
+        page = content_cache.item_detail(session.connection(), slug)
         lab = lab_view(session.connection(), page)
         scope = learners.resolve(session, identity)
         row = study.progress_line(scope, page.item) if scope is not None else None

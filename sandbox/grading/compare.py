@@ -37,6 +37,20 @@ DEFAULT_TOLERANCES: dict[str, dict[str, Tolerance]] = {
 }
 
 
+# The tolerances one grading's comparisons used, per dtype, before any test's own scale: the
+# report names them, so that a learner sees what "close" meant on the device it ran on (a GPU
+# is allowed more than a CPU). One grading runs at a time in a grader's process.
+_used: dict[str, str] = {}
+
+
+def start_recording() -> None:
+    _used.clear()
+
+
+def recorded() -> dict[str, str]:
+    return dict(_used)
+
+
 def dtype_name(dtype: torch.dtype) -> str:
     return str(dtype).removeprefix("torch.")
 
@@ -55,6 +69,7 @@ class Comparison:
         name = dtype_name(dtype)
         per_device = self.tolerances.get(name) or DEFAULT_TOLERANCES.get(name) or {}
         tol = per_device.get(self.device) or per_device.get("cpu") or Tolerance(0.0, 0.0)
+        _used.setdefault(name, f"atol {tol.atol:g} + rtol {tol.rtol:g}")
         return Tolerance(tol.atol * self.scale, tol.rtol * self.scale)
 
     def check(self, expected: Any, actual: Any, where: str = "output") -> None:

@@ -21,10 +21,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sandbox.grading.compare import Mismatch
 from sandbox.grading.draws import Draw
+
+if TYPE_CHECKING:
+    from sandbox.grading.solution import Solution
+    from sandbox.grading.wire import Ref
 
 CATEGORIES = (
     "shape",
@@ -237,12 +241,17 @@ def performance(
     rounds: int = 5,
     calls: int = 8,
     description: str = "",
+    setup: Callable[[Solution, Case], Ref] | None = None,
 ) -> Test:
     """The learner's time against the reference's on the same inputs, interleaved rounds
     (perf.py). Graded against `performance.max_ratio` only where exercise.yml says
-    `performance: {graded: true}`; otherwise reported and always passed."""
+    `performance: {graded: true}`; otherwise reported and always passed.
+
+    With `setup(sol, case)`, `target` is a method of the object it builds (a module's
+    `forward`, an optimiser's `step`): built afresh for each round from the round's first
+    case, outside the clock; each call then gets its own case's `args`."""
     return _test("performance", "performance", name, target, inputs, 1, False, description,
-                 ("float32",), rounds=rounds, calls=calls)  # fmt: skip
+                 ("float32",), rounds=rounds, calls=calls, setup=setup)  # fmt: skip
 
 
 def fail(message: str) -> None:

@@ -19,8 +19,9 @@ from typing import Any
 
 from sandbox.grading.compare import Comparison
 from sandbox.grading.draws import Draw, case_seed
-from sandbox.grading.dsl import Test
+from sandbox.grading.dsl import Case, Test
 from sandbox.grading.solution import Solution
+from sandbox.grading.wire import Ref
 from sandbox.lab.backprop_lab.stats import SideStats, summarize
 from sandbox.lab.backprop_lab.verdict import MAX_SPREAD
 
@@ -33,9 +34,11 @@ class SlowerThanAllowed(Exception):
         self.figures = figures
 
 
-def _round(sol: Solution, target: str, inputs: list[tuple[Any, ...]]) -> tuple[float, list[Any]]:
+def _round(
+    sol: Solution, target: str, inputs: list[tuple[Any, ...]], obj: Ref | None = None
+) -> tuple[float, list[Any]]:
     started = time.perf_counter()
-    outputs = sol.repeat(target, inputs)
+    outputs = sol.repeat(target, inputs, obj)
     return (time.perf_counter() - started) * 1000 / len(inputs), outputs
 
 
@@ -55,20 +58,28 @@ def measure(
     assert isinstance(test.target, str) and draw_case is not None
     rounds, calls = test.options["rounds"], test.options["calls"]
 
-    def inputs(r: int) -> list[tuple[Any, ...]]:
-        return [draw_case(Draw(case_seed(seed, test.name, r * calls + k), 2 + k)).args
+    setup = test.options.get("setup")
+
+    def cases(r: int) -> list[Case]:
+        return [draw_case(Draw(case_seed(seed, test.name, r * calls + k), 2 + k))
                 for k in range(calls)]  # fmt: skip
 
-    warm = inputs(rounds)
-    _round(reference, test.target, warm)
-    _round(learner, test.target, warm)
+    def timed(sol: Solution, batch: list[Case]) -> tuple[float, list[Any]]:
+        """One round: the object (when the target is a method) is built first, unclocked."""
+        obj = setup(sol, batch[0]) if setup is not None else None
+        return _round(sol, target, [c.args for c in batch], obj)
+
+    target = test.target
+    warm = cases(rounds)
+    timed(reference, warm)
+    timed(learner, warm)
     ours: list[float] = []
     theirs: list[float] = []
     for r in range(rounds):
-        batch = inputs(r)
-        ms, expected = _round(reference, test.target, batch)
+        batch = cases(r)
+        ms, expected = timed(reference, batch)
         ours.append(ms)
-        ms, actual = _round(learner, test.target, batch)
+        ms, actual = timed(learner, batch)
         theirs.append(ms)
         if graded:
             assert comparison is not None

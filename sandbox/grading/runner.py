@@ -12,7 +12,7 @@ from typing import Any
 
 import torch
 
-from sandbox.grading import api_rules, checks, perf
+from sandbox.grading import api_rules, checks, compare, perf
 from sandbox.grading.compare import Comparison, Mismatch, Tolerance, norm_ratio
 from sandbox.grading.draws import Draw, case_seed
 from sandbox.grading.dsl import CATEGORY_WEIGHTS, Case, Test
@@ -57,6 +57,7 @@ def grade(
 ) -> GradingReport:
     """Every selected test in order; `on_result` hears each as it ends. `load_problem`: why
     the learner's code could not be loaded (then nothing is graded)."""
+    compare.start_recording()
     results: list[TestResult] = []
     lost: str | None = load_problem
     for test in selected(g.tests, g.mode):
@@ -69,7 +70,7 @@ def grade(
         results.append(result)
         on_result(result)
     final = report(results, g.seed, g.mode, load_problem)
-    return replace(final, performance=g.measured)
+    return replace(final, performance=g.measured, tolerances=compare.recorded())
 
 
 LOST_PREFIX = "Your code's process ended"

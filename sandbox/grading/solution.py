@@ -102,9 +102,13 @@ class Solution:
             out.append((answer[0] is True, answer[1]))
         return out
 
-    def repeat(self, target: str, inputs: list[tuple[Any, ...]]) -> list[Any]:
-        """The target called on each input tuple: its outputs, in order."""
-        outputs = self.request("repeat", {"target": target, "inputs": inputs})
+    def repeat(
+        self, target: str, inputs: list[tuple[Any, ...]], obj: Ref | None = None
+    ) -> list[Any]:
+        """The target (a method of `obj` when given) called on each input tuple: its
+        outputs, in order."""
+        payload = {"target": target, "inputs": inputs} | ({"obj": obj} if obj else {})
+        outputs = self.request("repeat", payload)
         if not isinstance(outputs, list) or len(outputs) != len(inputs):
             raise LearnerError("the answer to a timed round was malformed")
         return outputs

@@ -113,7 +113,8 @@ class TestResult:
 class GradingReport:
     """The whole grading: `tests` in the order they ran, the verdict, the score (0-100,
     each test weighted by its category), `detail` in plain words for anything but passed,
-    and `performance` (the timing sentence of a passing submission, when measured)."""
+    `performance` (the timing figures of a passing submission, when measured), and
+    `tolerances`: per dtype, the tolerance the comparisons allowed on the device it ran on."""
 
     verdict: GradingVerdict
     score: float
@@ -122,6 +123,7 @@ class GradingReport:
     seed: int = 0
     mode: Mode = Mode.SUBMIT
     performance: dict[str, Any] | None = None
+    tolerances: dict[str, str] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -132,6 +134,7 @@ class GradingReport:
             "seed": self.seed,
             "mode": self.mode.value,
             "performance": self.performance,
+            "tolerances": self.tolerances,
         }
 
     @classmethod
@@ -145,6 +148,14 @@ class GradingReport:
                 seed=int(data.get("seed", 0)),
                 mode=Mode(data.get("mode", "submit")),
                 performance=data.get("performance"),
+                tolerances=_tolerances(data.get("tolerances") or {}),
             )
         except (KeyError, TypeError, ValueError) as exc:
             raise ValueError(f"malformed grading report: {exc}") from None
+
+
+def _tolerances(data: Any) -> dict[str, str]:
+    """A report's tolerances, bounded (it comes from a jailed process)."""
+    if not isinstance(data, dict) or len(data) > 8:
+        raise TypeError("tolerances must be a small mapping")
+    return {str(k)[:20]: str(v)[:80] for k, v in data.items()}

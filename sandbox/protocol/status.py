@@ -28,6 +28,7 @@ class WorkerStatus:
     # backend → its compile cache in words: "off", "warming: 3 of 10 labs compiled", "ready: …"
     compile_cache: dict[str, str] = field(default_factory=dict)
     slots: dict[str, int] = field(default_factory=dict)  # runs each backend runs at once
+    absent: dict[str, str] = field(default_factory=dict)  # backend → why it is not offered
     protocol: int = PROTOCOL_VERSION
     # Whether it runs code now. Derived from `state`, never passed: a field (not a property)
     # so that every serialisation of the status, the app's health included, carries it.
@@ -58,6 +59,7 @@ class WorkerStatus:
                     str(k): str(v) for k, v in (data.get("compile_cache") or {}).items()
                 },
                 slots={str(k): int(v) for k, v in (data.get("slots") or {}).items()},
+                absent={str(k): str(v) for k, v in (data.get("absent") or {}).items()},
                 protocol=int(data.get("protocol", 0)),
             )
         except (KeyError, TypeError, AttributeError) as exc:

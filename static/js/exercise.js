@@ -46,15 +46,19 @@
   // Drafts as for samples: a guest's in this browser, an account's on the server, so they
   // follow it to any device (and are not left in a shared browser).
   const accountDrafts = article.dataset.drafts === "account";
+  // A review re-solves from the starter: the saved draft is neither shown nor overwritten.
+  const reviewing = article.dataset.review === "1";
   const draftKey = `backprop-exercise-draft:${slug}`;
   let draft = null;
-  if (accountDrafts) {
+  if (reviewing) {
+    draft = null;
+  } else if (accountDrafts) {
     const node = $("exercise-draft");
     try { draft = node ? JSON.parse(node.textContent) : null; } catch (e) { draft = null; }
   } else {
     try { draft = localStorage.getItem(draftKey); } catch (e) { draft = null; }
   }
-  const saveDraft = accountDrafts ? serverSaver() : (text) => {
+  const saveDraft = reviewing ? () => {} : accountDrafts ? serverSaver() : (text) => {
     try {
       if (text === original) localStorage.removeItem(draftKey);
       else localStorage.setItem(draftKey, text);
@@ -169,6 +173,7 @@
     if (result.score !== null && result.score !== undefined) facts.push(`score ${Math.round(result.score)}%`);
     if (result.wall_ms) facts.push(`${(result.wall_ms / 1000).toFixed(2)} s`);
     if (result.backend) facts.push(`${result.backend.toUpperCase()}${result.device ? " · " + result.device : ""}`);
+    if (result.performance) facts.push(`${result.performance.ratio.toFixed(2)}× the reference's time`);
     verdictBox.replaceChildren(
       el("span", { className: `verdict verdict-${result.verdict}`, textContent: title }),
       el("span", { className: "verdict-facts", textContent: facts.join(" · ") }),
@@ -182,6 +187,7 @@
     stream.textContent = result.output || "";
     outputBox.hidden = !result.output;
     state.textContent = `${title}.`;
+    if (window.BackpropDevices) window.BackpropDevices.show(result);
     // The Hints panel and the solution (exercise-practice.js) follow each graded submission.
     article.dispatchEvent(new CustomEvent("exercise:graded", { detail: result }));
   }
@@ -203,12 +209,15 @@
     outputBox.hidden = true;
     busy(true);
     state.textContent = mode === "run" ? "Running the visible tests…" : "Grading on every test…";
+    const bothBox = $("both-devices");
+    const backend = bothBox && bothBox.checked ? "both" : picker.value || "auto";
+    const devices = window.BackpropDevices;
     let response;
     try {
       response = await fetch(`/api/exercises/${slug}/submissions`, {
         method: "POST",
         headers: { "Content-Type": "application/json", "Accept": "application/json", "X-CSRF-Token": csrfToken() },
-        body: JSON.stringify({ code: editor.getValue(), backend: picker.value || "auto", mode }),
+        body: JSON.stringify({ code: editor.getValue(), backend, mode }),
       });
     } catch (e) {
       fail("The server could not be reached. Check your connection and try again.");
@@ -218,6 +227,9 @@
     if (!response.ok) {
       fail(typeof body.detail === "string" ? body.detail : "The request was refused.");
       return;
+    }
+    if (devices) {
+      if (backend === "both") devices.start(slug, body); else devices.stop();
     }
     const base = `/api/exercises/${slug}/submissions/${body.id}`;
     const source = new EventSource(`${base}/events`);

@@ -111,3 +111,32 @@ def test_a_failing_then_a_passing_submission(guest: Page) -> None:
     page.goto("/items/activation-functions")
     drill = page.locator(".item-exercises li", has_text="Softmax and log-softmax")
     expect(drill.locator(".status-pill")).to_have_text("Solved after reveal")
+
+
+def test_one_submission_graded_on_both_devices_side_by_side(guest: Page) -> None:
+    """CPU and GPU rows for one submit. On a host without a GPU the GPU row is absent and
+    says why (the worker's reason); with one, it carries its own verdict and tolerance."""
+    page = guest
+    page.goto("/exercises/stable-softmax")
+    expect(page.locator(".cm-content")).to_contain_text("NotImplementedError", timeout=20_000)
+    page.evaluate(
+        "code => document.querySelector('article.exercise').backpropEditor.setValue(code)",
+        (FOLDER / "reference.py").read_text(),
+    )
+    has_gpu = "cuda" in (page.locator("article.exercise").get_attribute("data-backends") or "")
+    if not has_gpu:
+        expect(page.locator("#gpu-absent")).to_contain_text("GPU: absent.")
+    page.get_by_label("CPU and GPU side by side").check()
+    page.get_by_role("button", name="Submit").click()
+    table = page.locator("#device-compare")
+    cpu = table.locator('tr[data-backend="cpu"]')
+    expect(cpu.locator(".verdict-cell")).to_have_text("Passed", timeout=60_000)
+    expect(cpu).to_contain_text("float32: atol")
+    gpu = table.locator('tr[data-backend="cuda"]')
+    if has_gpu:
+        expect(gpu.locator(".verdict-cell")).to_have_text("Passed", timeout=60_000)
+        expect(gpu).to_contain_text("float32: atol")
+    else:
+        expect(gpu).to_contain_text("GPU row absent: This host has no NVIDIA GPU")
+    screenshot(page, "exercise-both-devices", full_page=True)
+    assert _serious(page) == []

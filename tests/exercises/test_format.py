@@ -55,3 +55,11 @@ def test_a_broken_folder_is_refused_with_its_reason(tmp_path: Path) -> None:
     (broken / "tests.py").write_text("DECLARATIONS = []\n")
     with pytest.raises(ExerciseError, match="DECLARATIONS"):
         load(broken)
+
+
+@pytest.mark.parametrize("folder", exercise_folders(), ids=lambda p: p.name)
+def test_every_exercise_reports_its_time_against_the_reference(folder: Path) -> None:
+    """A performance test in every exercise, so that every passing submission says how its
+    time compares with the reference's (graded or not)."""
+    kinds = [t.kind for t in load(folder).tests()]
+    assert kinds.count("performance") == 1

@@ -182,3 +182,82 @@ def test_the_same_idempotency_key_answers_with_the_same_submission(client: TestC
     assert again["id"] == first["id"]
     other = client.post(URL, json={"code": "passes", "mode": "submit"}, headers=headers)
     assert other.status_code == 422
+
+
+# Both devices, side by side
+
+
+def _tolerance(backend: str) -> str:
+    return "atol 0.0001 + rtol 0.001" if backend == "cuda" else "atol 1e-05 + rtol 0.0001"
+
+
+async def device_script(request: RunRequest, cancel: asyncio.Event) -> AsyncIterator[Event]:
+    """Grades as a worker with a GPU would: the CPU passes, the GPU fails one test (a kernel
+    that differs past the GPU's tolerance), each with its own timing against the reference."""
+    assert request.grading is not None
+    backend = request.backend.value
+    device = "Fake H100" if backend == "cuda" else "Fake CPU"
+    status = TestStatus.FAIL if backend == "cuda" else TestStatus.PASS
+    tests = [TestResult("softmax of small rows", "values", False, status, "max abs error 0.1")]
+    yield Started(backend, device)
+    yield TestDone(tests[0])
+    verdict = GradingVerdict.FAILED if backend == "cuda" else GradingVerdict.PASSED
+    performance = {
+        "ratio": 1.5 if backend == "cuda" else 1.1,
+        "learner": {"median_ms": 3.0 if backend == "cuda" else 11.0},
+        "reference": {"median_ms": 2.0 if backend == "cuda" else 10.0},
+    }
+    report = GradingReport(
+        verdict,
+        0.0 if backend == "cuda" else 100.0,
+        tests,
+        "",
+        7,
+        request.grading.mode,
+        performance,
+        {"float32": _tolerance(backend)},
+    )
+    result = RunResult(request.id, Verdict.OK, 0, "", "", 5, backend, device, grading=report)
+    yield Finished(result)
+
+
+def test_both_devices_grade_the_same_code_side_by_side(client: TestClient) -> None:
+    client = browser(client)
+    queue = client.app.state.backprop.run_queue  # type: ignore[attr-defined]
+    queue.gpu, queue.script = "Fake H100", device_script
+    answer = client.post(URL, json={"code": "x = 1", "backend": "both"})
+    assert answer.status_code == 202
+    accepted = answer.json()
+    assert accepted["paired"] is not None and accepted["absent"] == {}
+    assert [r.backend.value for r in queue.submitted[-2:]] == ["cpu", "cuda"]
+    rows = {}
+    for run_id in (accepted["id"], accepted["paired"]["id"]):
+        result = follow(client, f"{URL}/{run_id}/events")[-1][1]
+        rows[result["backend"]] = result  # type: ignore[index]
+    assert rows["cpu"]["verdict"] == "passed" and rows["cuda"]["verdict"] == "failed"
+    assert rows["cpu"]["tolerances"] == {"float32": _tolerance("cpu")}
+    assert rows["cuda"]["tolerances"] == {"float32": _tolerance("cuda")}
+    assert rows["cuda"]["performance"] == {"ratio": 1.5, "learner_ms": 3.0, "reference_ms": 2.0}
+    assert rows["cpu"]["device"] == "Fake CPU" and rows["cuda"]["device"] == "Fake H100"
+
+
+def test_both_devices_without_a_gpu_grades_on_the_cpu_and_says_why(client: TestClient) -> None:
+    client = browser(client)
+    answer = client.post(URL, json={"code": "passes", "backend": "both"})
+    assert answer.status_code == 202
+    accepted = answer.json()
+    assert accepted["paired"] is None
+    assert accepted["absent"] == {"cuda": "Scripted runs have no GPU."}
+    request = client.app.state.backprop.run_queue.submitted[-1]  # type: ignore[attr-defined]
+    assert request.backend.value == "cpu"
+
+
+def test_a_retried_pair_gives_the_same_two_submissions(client: TestClient) -> None:
+    client = browser(client)
+    client.app.state.backprop.run_queue.gpu = "Fake H100"  # type: ignore[attr-defined]
+    headers = {"Idempotency-Key": "pair-1"}
+    body = {"code": "passes", "backend": "both"}
+    first = client.post(URL, json=body, headers=headers).json()
+    again = client.post(URL, json=body, headers=headers).json()
+    assert (again["id"], again["paired"]["id"]) == (first["id"], first["paired"]["id"])
+    assert first["id"] != first["paired"]["id"]

@@ -27,8 +27,10 @@ def graded(
     return worker.grade(code, grading_request(ex, mode, seed).to_json())
 
 
+# clip-grad-norm: its performance test times the learner's function bound to parameters kept
+# in the learner's process (content/README.md), a path of its own through the jails.
 @pytest.mark.parametrize(
-    "slug", ["stable-softmax", "gelu-autograd-function", "adamw-bias-correction"]
+    "slug", ["stable-softmax", "gelu-autograd-function", "adamw-bias-correction", "clip-grad-norm"]
 )
 def test_the_reference_passes_through_the_jails(worker: WorkerHandle, slug: str) -> None:
     ex = exercise(slug)
@@ -41,6 +43,7 @@ def test_the_reference_passes_through_the_jails(worker: WorkerHandle, slug: str)
     streamed = [e["test"]["name"] for e in result["events"] if e["type"] == "test"]
     assert streamed == [t["name"] for t in grading["tests"]]
     assert len(streamed) == len(ex.tests())
+    assert grading["performance"]["ratio"] > 0  # every passing submission reports its time
 
 
 @pytest.mark.parametrize(

@@ -52,6 +52,7 @@ def test_every_slot_of_every_pool_runs_as_a_user_of_its_own(
 
     run_async(scenario())
     assert set(worker.pools) == {"cpu", "cuda"}
+    assert worker.status().absent == {}  # nothing to explain: both backends are offered
     uids = [uid for pool in worker.pools.values() for uid in pool.uids()]
     assert len(uids) == 4 and len(set(uids)) == 4  # the GPU slot shares no uid
     init_uids = {uid + INIT_UID_OFFSET for uid in uids}

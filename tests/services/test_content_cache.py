@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy.engine import Engine
 
+from app.domain import ItemNotFound
 from app.importer import import_content
 from app.services import content_cache
 from app.services.items import ItemFilter
@@ -50,3 +51,20 @@ def test_forget_shows_this_processs_import_at_once(
     import_content(empty_engine, content_copy)
     content_cache.forget(empty_engine)
     assert titles(empty_engine, "yak") == ["Yak dropout"]
+
+
+def test_an_items_page_content_is_kept_until_the_next_import(
+    empty_engine: Engine, content_copy: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import_content(empty_engine, content_copy)
+    with empty_engine.connect() as connection:
+        first = content_cache.item_detail(connection, "dropout")
+        assert content_cache.item_detail(connection, "dropout") is first  # no query again
+        with pytest.raises(ItemNotFound):
+            content_cache.item_detail(connection, "no-such-item")
+        assert "no-such-item" not in content_cache.snapshot(connection).details
+    retitle(content_copy, "Quokka dropout")
+    import_content(empty_engine, content_copy)  # as another process would
+    monkeypatch.setattr(content_cache, "RECHECK_SECONDS", 0.0)
+    with empty_engine.connect() as connection:
+        assert content_cache.item_detail(connection, "dropout").item.title == "Quokka dropout"

@@ -221,8 +221,19 @@ class RedisRunQueue:
             return WorkerStatus.unavailable("Code cannot run right now: no code runner is up.")
         counts = ", ".join(f"{len(pools[pool])} {pool}" for pool in devices)
         device = devices.get("cuda") or devices["cpu"]
+        absent = {
+            pool: f"No code runner with a {pool.upper()} backend is connected to this server."
+            for pool in keys.POOLS
+            if pool not in devices
+        }
         return WorkerStatus(
-            WorkerState.READY, list(devices), device, devices, f"ready: {counts}", queue
+            WorkerState.READY,
+            list(devices),
+            device,
+            devices,
+            f"ready: {counts}",
+            queue,
+            absent=absent,
         )
 
     async def workers(self) -> dict[str, int]:

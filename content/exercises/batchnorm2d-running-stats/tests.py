@@ -1,7 +1,7 @@
 import torch
 
 from sandbox.grading import api_rule, case, edge, expect_close, fail, nontrivial, prop, shapes
-from sandbox.grading import trajectory, values
+from sandbox.grading import performance, trajectory, values
 
 
 def problem(d, *, steps=3, spatial=None, batch=None, hyper=None):
@@ -154,6 +154,19 @@ def first_output(sol, c):
     return run_train(sol, c)[0][0]
 
 
+def timed_batch(d):
+    """A training batch of 4 images of 16 channels, 8x8, and the layer's injected state."""
+    c = 16
+    state = {
+        "weight": d.tensor((c,), low=0.5, high=2.0),
+        "bias": d.tensor((c,), low=-1.0, high=1.0),
+        "running_mean": d.tensor((c,), low=-1.0, high=1.0),
+        "running_var": d.tensor((c,), low=0.5, high=2.0),
+    }
+    return case(d.tensor((4, c, 8, 8), normal=True), data={"channels": c, "state": state,
+                                                            "settings": {}})  # fmt: skip
+
+
 DECLARATIONS = [
     trajectory("three training steps match nn.BatchNorm2d", run_train, problem,
                expect=torch_train, visible=True,
@@ -180,6 +193,10 @@ DECLARATIONS = [
     prop("training output is standardised per channel", train_output_is_standardised, problem,
          cases=2),
     nontrivial("the output is not zero", first_output, problem),
+    performance("time against the reference", "forward", timed_batch, setup=build,
+                description="a training-mode forward of 4 images of 16 channels, 8x8, the "
+                "running statistics updated; reported with its spread, not graded in this "
+                "exercise"),
     api_rule("normalises by hand", visible=True,
              description="no F.batch_norm, nn.BatchNorm2d or their relatives"),
 ]

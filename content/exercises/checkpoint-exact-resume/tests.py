@@ -1,6 +1,7 @@
 import torch
 
-from sandbox.grading import api_rule, case, edge, expect_close, fail, prop, shapes, values
+from sandbox.grading import api_rule, case, edge, expect_close, fail, performance, prop, shapes
+from sandbox.grading import values
 
 
 def problem(d, *, total=None, at=None):
@@ -84,6 +85,25 @@ def checkpoint_is_plain(sol, c):
     return [sol.method(t, "train_step")]
 
 
+def timed_checkpoint(d):
+    """A timed call takes a checkpoint, without arguments. The case carries only the seed that
+    the setup draws the trainer's weights and data from."""
+    return case(data={"seed": d.integer(0, 10_000)})
+
+
+def trainer_under_way(sol, c):
+    """The performance test's setup, outside the clock: a trainer of 16 -> 128 -> 4 features
+    on 64 examples, one step in, so that the optimiser has its moments to save."""
+    g = torch.Generator().manual_seed(c.data["seed"])
+    sizes = [(128, 16), (128,), (4, 128), (4,)]
+    weights = [(torch.rand(s, generator=g) - 0.5) / 4 for s in sizes]
+    trainer = sol.new("Trainer", weights, torch.randn(64, 16, generator=g),
+                      torch.randn(64, 4, generator=g), batch_size=8, lr=1e-2,
+                      seed=c.data["seed"])  # fmt: skip
+    sol.method(trainer, "train_step")
+    return trainer
+
+
 DECLARATIONS = [
     values("an uninterrupted run matches the reference", uninterrupted, problem, visible=True,
            cases=2, description="the given train_step, unchanged: losses and final weights"),
@@ -100,6 +120,11 @@ DECLARATIONS = [
     prop("saving and loading in place changes nothing", loads_into_itself,
          lambda d: problem(d, total=5), cases=2),
     shapes("state_dict returns a dict that can be sent", checkpoint_is_plain, problem, cases=1),
+    performance("time against the reference", "state_dict", timed_checkpoint, calls=4,
+                setup=trainer_under_way,
+                description="taking a checkpoint of a trainer one step in (a 16 -> 128 -> 4 "
+                "model, AdamW, StepLR and both generators), the checkpoint sent back; "
+                "reported with its spread, not graded in this exercise"),
     api_rule("restores state rather than reseeding", visible=True,
              description="no torch.manual_seed or torch.seed outside the given __init__",
              forbid=["torch.seed", "torch.random.seed", "torch.cuda.manual_seed"]),

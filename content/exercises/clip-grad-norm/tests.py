@@ -9,6 +9,7 @@ from sandbox.grading import (
     expect_close,
     fail,
     nontrivial,
+    performance,
     prop,
     shapes,
     trajectory,
@@ -112,6 +113,33 @@ def small_left_alone(sol, c):
             fail(f"parameter {i} had no gradient and was given one")
 
 
+# The performance test's parameters: a weight, its bias and a second weight.
+TIMED_SHAPES = [(128, 128), (128,), (32, 128)]
+
+
+def timed_clips(d):
+    """A timed call clips the setup's gradients to max_norm, the call's one argument. It
+    halves from each call of a round to the next (d.case counts the round's calls), so that
+    every call clips, the gradients never left under the limit by the call before."""
+    return case(2.0 ** -d.case, data={"seed": d.integer(0, 2**62)})
+
+
+def clipper(sol, c):
+    """The performance test's setup, outside the clock: parameters kept in the solution's
+    process with their gradients set, and clip_grad_norm_ bound to them.
+
+    The timed target is a method of what the setup builds, and the parameters cannot travel
+    with each call's arguments (a tensor's .grad is not sent), so the setup binds the
+    learner's function to the kept list with the descriptor protocol:
+    clip_grad_norm_.__get__(params) is a method object whose __call__(max_norm) runs
+    clip_grad_norm_(params, max_norm). Only the learner's own function runs."""
+    g = torch.Generator().manual_seed(c.data["seed"])
+    params = sol.keep([torch.randn(s, generator=g).requires_grad_(True) for s in TIMED_SHAPES])
+    for i, s in enumerate(TIMED_SHAPES):
+        sol.set(sol.index(params, i), "grad", torch.randn(s, generator=g))
+    return sol.new("clip_grad_norm_.__get__", params)
+
+
 DECLARATIONS = [
     values("clips like torch.nn.utils.clip_grad_norm_", clip, problem, visible=True,
            expect=torch_clip, cases=4,
@@ -139,5 +167,9 @@ DECLARATIONS = [
     prop("gradients below max_norm are left alone", small_left_alone,
          lambda d: problem(d, scale=1e-3, max_norm=10.0), cases=2),
     nontrivial("the returned norm is not zero", clip, problem),
+    performance("time against the reference", "__call__", timed_clips, setup=clipper,
+                description="clipping the gradients of 20,608 parameters in three tensors "
+                "(the 2-norm, each call to a lower max_norm); reported with its spread, not "
+                "graded in this exercise"),
     api_rule("does not call torch.nn.utils", visible=True),
 ]

@@ -2,7 +2,7 @@ import torch
 from torch import nn
 
 from sandbox.grading import api_rule, case, edge, expect_close, nontrivial, prop, shapes
-from sandbox.grading import fail, trajectory, values
+from sandbox.grading import fail, performance, trajectory, values
 
 
 def problem(d, *, chunks="tokens", high=9):
@@ -100,6 +100,23 @@ def reset_starts_over(sol, c):
     expect_close(got, sol.method(ref, "forward", other), "a second sequence after reset")
 
 
+def timed_token(d):
+    """One new token for a batch of 4, 64 features; the case also carries the seed of the
+    layer's weights and of its prompt."""
+    return case(d.tensor((4, 1, 64)), data={"seed": d.integer(0, 2**62)})
+
+
+def after_prompt(sol, c):
+    """The performance test's setup, outside the clock: a layer of 4 heads over 64 features,
+    drawn from the case's seed, that has already taken a 48-token prompt in one step; each
+    timed call then decodes one more token against the growing cache."""
+    g = torch.Generator().manual_seed(c.data["seed"])
+    weights = [(torch.rand(64, 64, generator=g) - 0.5) / 4 for _ in range(4)]
+    ref = sol.new("CachedSelfAttention", *weights, 4)
+    sol.method(ref, "step", torch.randn(4, 48, 64, generator=g))
+    return ref
+
+
 DECLARATIONS = [
     values("forward equals causal nn.MultiheadAttention", full, problem, expect=torch_full,
            visible=True, description="the whole sequence at once, weights injected"),
@@ -118,5 +135,9 @@ DECLARATIONS = [
            dtypes=("float32", "float64")),
     edge("a single token", decode, lambda d: problem(d, high=1), expect=torch_steps, cases=1),
     nontrivial("the outputs are not zero", decode, problem),
+    performance("time against the reference", "step", timed_token, setup=after_prompt,
+                description="decoding one token at a time after a 48-token prompt, a batch of "
+                "4, 64 features in 4 heads; reported with its spread, not graded in this "
+                "exercise"),
     api_rule("does not call nn.MultiheadAttention", visible=True),
 ]

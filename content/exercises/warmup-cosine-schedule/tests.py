@@ -2,7 +2,8 @@ import math
 
 import torch
 
-from sandbox.grading import api_rule, case, edge, expect_close, fail, prop, shapes, values
+from sandbox.grading import api_rule, case, edge, expect_close, fail, performance, prop, shapes
+from sandbox.grading import values
 
 
 def schedule(d, *, warmup=None, decay=None, floor=None):
@@ -79,6 +80,11 @@ def symmetric_decay(sol, c):
     expect_close(pairs, torch.full_like(pairs, base + m), "lr(w + i) + lr(t - i)", scale=10)
 
 
+def timed_step(d):
+    """One step anywhere in a 1,000-step schedule with 100 warm-up steps, or past its end."""
+    return case(d.integer(0, 1_100), 3e-4, 100, 1_000, 3e-5)
+
+
 DECLARATIONS = [
     values("the whole schedule", curve, schedule, expect=trusted, visible=True, cases=3,
            dtypes=("float64",), description="every step from 0 to total_steps + 5"),
@@ -100,5 +106,9 @@ DECLARATIONS = [
     shapes("returns a Python float", one_value, schedule, cases=1),
     prop("rises in warm-up, falls in decay, rests at min_lr", shape_of_curve, schedule, cases=3),
     prop("the cosine is symmetric about its midpoint", symmetric_decay, schedule, cases=3),
+    performance("time against the reference", "lr_at", timed_step, calls=32,
+                description="the rate at one step, 32 steps per round: a call takes "
+                "microseconds, so most of the time is the sending of its arguments; reported "
+                "with its spread, not graded in this exercise"),
     api_rule("writes the schedule itself", visible=True),
 ]
