@@ -109,3 +109,12 @@ def test_the_diff_sets_the_last_submission_beside_the_reference(client: TestClie
     assert '<tr class="diff-changed">' in section.text
     assert "m = 0  # fail: values" in section.text
     assert "changed: </span>" in section.text
+
+
+def test_a_review_keeps_a_revealed_solution_behind_its_button(client: TestClient) -> None:
+    client = scripted(client)
+    client.post(URL, json={"give_up": True})
+    assert 'id="solution-code"' in client.get(f"/exercises/{SLUG}").text
+    review = client.get(f"/exercises/{SLUG}", params={"review": "1"}).text
+    assert 'id="solution-code"' not in review
+    assert 'id="reveal-solution" aria-describedby="reveal-note" >' in review  # may open again
