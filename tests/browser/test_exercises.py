@@ -79,6 +79,10 @@ def test_a_failing_then_a_passing_submission(guest: Page) -> None:
     assert _serious(page) == []
     page.locator("#solution-diff").scroll_into_view_if_needed()
     screenshot(page, "exercise-solution-diff")
+    page.emulate_media(color_scheme="dark")
+    screenshot(page, "exercise-solution-diff-dark")
+    assert _serious(page) == []
+    page.emulate_media(color_scheme="light")
     page.set_viewport_size({"width": 390, "height": 844})
     page.locator("#solution-diff").scroll_into_view_if_needed()
     screenshot(page, "exercise-solution-diff-phone")
