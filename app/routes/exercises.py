@@ -145,6 +145,7 @@ def _page_context(
         "hints": exercise_hints.unseen(content_dir, slug),
         "solution": None,
         "can_reveal": False,
+        "seen_before": False,
     }
     if not (identity.signed_in or identity.known_browser):
         return context  # a first request has done nothing yet: no query for its standing
@@ -163,6 +164,7 @@ def _page_context(
         # button, and opening it again counts as a lapse (exercise_review.record_reveal).
         context["solution"] = None if review else solution
         context["can_reveal"] = can_reveal
+        context["seen_before"] = review and solution is not None
     return context
 
 

@@ -118,3 +118,4 @@ def test_a_review_keeps_a_revealed_solution_behind_its_button(client: TestClient
     review = client.get(f"/exercises/{SLUG}", params={"review": "1"}).text
     assert 'id="solution-code"' not in review
     assert 'id="reveal-solution" aria-describedby="reveal-note" >' in review  # may open again
+    assert "opening it again during a review counts as forgetting it" in review
