@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 from datetime import datetime
+from pathlib import Path
 from typing import Annotated
 
 from fastapi import APIRouter, Depends, Form, Query, Request, Response
@@ -18,21 +19,32 @@ from app.deps import (
     EngineDep,
     IdentityDep,
     LearnerDep,
+    ReaderDep,
     RunQueueDep,
+    SettingsDep,
     WriterDep,
     app_state,
     identify_for_page,
 )
 from app.domain import Identity, InvalidFilter, LearnerScope
 from app.models import Exercise
-from app.services import content_cache, exercise_drafts, exercise_review, exercises, learners
+from app.services import (
+    content_cache,
+    exercise_drafts,
+    exercise_hints,
+    exercise_review,
+    exercise_solutions,
+    exercise_status,
+    exercises,
+    learners,
+)
 from app.services.drafts import MAX_DRAFT_CHARACTERS
 from app.web.templating import render
 from sandbox.protocol import WorkerStatus
 
 router = APIRouter(include_in_schema=False, dependencies=[Depends(identify_for_page)])
 DIFFICULTIES = ("easy", "medium", "hard")
-STATUS_LABELS = {"new": "Not tried", "attempted": "Attempted", "solved": "Solved"}
+STATUS_LABELS = exercise_status.LABELS
 Filter = Annotated[str | None, Query(max_length=64)]
 
 
@@ -83,15 +95,16 @@ async def exercise_page(
     identity: IdentityDep,
     engine: EngineDep,
     queue: RunQueueDep,
+    settings: SettingsDep,
     review: Annotated[bool, Query(description="Solve again from the starter.")] = False,
 ) -> HTMLResponse:
     """The statement, the starter in the editor (or an account's draft, except in review,
-    which starts from the starter), Run and Submit, the results, and when it is due for
-    re-solving once solved."""
+    which starts from the starter), Run and Submit, the results, the hints shown so far, the
+    solution once revealed (not in review), and when it is due for re-solving once solved."""
     sandbox = await queue.status()  # before any query: the page waits on nothing else
     clock = app_state(request).clock  # read in the thread: on PostgreSQL it is a query
     context = await asyncio.to_thread(
-        _page_context, engine, identity, slug, review=review, now=clock
+        _page_context, engine, identity, slug, settings.content_dir, review=review, now=clock
     )
     gpu_absent = _gpu_absent(sandbox, context["exercise"])  # type: ignore[arg-type]
     page = {**context, "sandbox": sandbox, "gpu_absent": gpu_absent}
@@ -108,31 +121,63 @@ def _gpu_absent(sandbox: WorkerStatus, exercise: Exercise) -> str:
 
 
 def _page_context(
-    engine: Engine, identity: Identity, slug: str, *, review: bool, now: Callable[[], datetime]
+    engine: Engine,
+    identity: Identity,
+    slug: str,
+    content_dir: Path,
+    *,
+    review: bool,
+    now: Callable[[], datetime],
 ) -> dict[str, object]:
-    draft, next_review = None, None
-    with Session(engine) as session:
-        scope = learners.resolve(session, identity)
-        if scope is not None:
-            next_review = exercise_review.next_review(scope, slug, now=now())
-            # An account's draft follows it (a guest's stays in the browser); a review
-            # starts from the starter, so the saved draft is left as it is.
-            if identity.signed_in and not review:
-                draft = exercise_drafts.draft_of(scope, slug)
     with engine.connect() as connection:
         exercise = exercises.one(connection, slug)
         snapshot = content_cache.snapshot(connection)
         linked = [r for r in snapshot.rows if r.slug in exercise.item_list]
-        return {
-            "exercise": exercise,
-            "visible_tests": exercises.visible_tests(exercise),
-            "items": linked,
-            "catalogue": snapshot.catalogue,
-            "account_drafts": identity.signed_in,
-            "draft": draft,
-            "review_mode": review,
-            "next_review": next_review,
-        }
+    context: dict[str, object] = {
+        "exercise": exercise,
+        "visible_tests": exercises.visible_tests(exercise),
+        "items": linked,
+        "catalogue": snapshot.catalogue,
+        "account_drafts": identity.signed_in,
+        "draft": None,
+        "review_mode": review,
+        "next_review": None,
+        "hints": exercise_hints.unseen(content_dir, slug),
+        "solution": None,
+        "can_reveal": False,
+        "seen_before": False,
+    }
+    if not (identity.signed_in or identity.known_browser):
+        return context  # a first request has done nothing yet: no query for its standing
+    with Session(engine) as session:
+        scope = learners.resolve(session, identity)
+        if scope is None:
+            return context
+        context["next_review"] = exercise_review.next_review(scope, slug, now=now())
+        # An account's draft follows it (a guest's stays in the browser); a review starts
+        # from the starter, so the saved draft is left as it is.
+        if identity.signed_in and not review:
+            context["draft"] = exercise_drafts.draft_of(scope, slug)
+        context["hints"] = exercise_hints.state(scope, content_dir, slug)
+        solution, can_reveal = exercise_solutions.standing(scope, content_dir, slug)
+        # A review is solved from memory: a solution revealed before stays behind its
+        # button, and opening it again counts as a lapse (exercise_review.record_reveal).
+        context["solution"] = None if review else solution
+        context["can_reveal"] = can_reveal
+        context["seen_before"] = review and solution is not None
+    return context
+
+
+@router.get("/exercises/{slug}/solution")
+def solution_section(
+    request: Request, slug: str, scope: ReaderDep, settings: SettingsDep
+) -> HTMLResponse:
+    """The page's Solution section alone: what the page swaps in once the solution is
+    revealed (and the buttons before)."""
+    exercise = exercises.one(scope.session.connection(), slug)
+    solution, can_reveal = exercise_solutions.standing(scope, settings.content_dir, slug)
+    context = {"exercise": exercise, "solution": solution, "can_reveal": can_reveal}
+    return render(request, "exercises/_solution.html", context)
 
 
 @router.post("/exercises/{slug}/draft", status_code=204)

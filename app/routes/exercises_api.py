@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator
+from datetime import datetime
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Depends, Header, Query
@@ -25,18 +26,30 @@ from app.deps import (
     WriterDep,
     identify,
 )
-from app.domain import DomainError
+from app.domain import DomainError, LearnerScope
 from app.models import Run
 from app.schemas import RunAccepted, errors
 from app.schemas.exercises import (
     ExercisePublic,
+    ExerciseStatus,
     ExerciseSummary,
+    HintRequest,
+    HintShown,
+    HintsPublic,
     SolutionPublic,
+    SolutionRequest,
     SubmissionAccepted,
     SubmissionCreate,
     SubmissionPublic,
 )
-from app.services import exercises, mock, run_stream, submissions
+from app.services import (
+    exercise_hints,
+    exercise_solutions,
+    exercises,
+    mock,
+    run_stream,
+    submissions,
+)
 from app.services.run_origin import origin_for
 
 router = APIRouter(prefix="/api/exercises", tags=["exercises"], dependencies=[Depends(identify)])
@@ -61,10 +74,11 @@ def list_exercises(
     scope: ReaderDep,
     topic: Topic = None,
     difficulty: Literal["easy", "medium", "hard"] | None = None,
-    status: Literal["new", "attempted", "solved"] | None = None,
+    status: ExerciseStatus | None = None,
 ) -> list[ExerciseSummary]:
     """Every exercise in the set's order, with the asker's status on each (solved once a
-    submit passed every test), narrowed by the filters given."""
+    Submit passed every test; solved-with-hints or solved-after-reveal when a hint or the
+    solution was shown before that), narrowed by the filters given."""
     with engine.connect() as connection:
         rows = exercises.listing(
             connection, scope.learner_id, topic=topic, difficulty=difficulty, status=status
@@ -80,23 +94,83 @@ def get_exercise(slug: str, engine: EngineDep) -> ExercisePublic:
         return ExercisePublic.of(exercises.one(connection, slug))
 
 
-@router.post("/{slug}/solution", responses=errors(401, 403, 404, 409))
-def reveal_solution(
-    slug: str, scope: WriterDep, identity: IdentityDep, settings: SettingsDep, now: NowDep
-) -> SolutionPublic:
-    """The reference solution and its editorial. The reveal is recorded: it is part of the
-    asker's export. Refused (409) while the asker's coding round on this exercise runs."""
+def _no_help_during_round(scope: LearnerScope, slug: str, now: datetime, what: str) -> None:
+    """A running coding round on this exercise gets no hint and no solution (409)."""
     if mock.coding_round_open(scope.session, scope.learner_id, slug, now=now):
-        raise mock.HelpDuringRound("solution")
-    return SolutionPublic.of(
-        exercises.reveal(
-            scope.session,
-            settings.content_dir,
-            slug,
-            learner_id=scope.learner_id,
-            visitor=identity.owner_key[:64],
-        )
+        raise mock.HelpDuringRound(what)
+
+
+@router.get("/{slug}/hints", responses=errors(401, 404, 409))
+def get_hints(slug: str, scope: ReaderDep, settings: SettingsDep, now: NowDep) -> HintsPublic:
+    """The hints shown to the asker so far, and what the next one would be (its level and
+    the test category it answers, not its text). After a failing submission the next one
+    answers a failing test's category. Refused (409) while the asker's coding round on this
+    exercise runs."""
+    _no_help_during_round(scope, slug, now, "hints")
+    return HintsPublic.of(exercise_hints.state(scope, settings.content_dir, slug))
+
+
+@router.post("/{slug}/hints", responses=errors(400, 401, 403, 404, 409, 422))
+def show_hint(
+    slug: str,
+    scope: WriterDep,
+    identity: IdentityDep,
+    settings: SettingsDep,
+    now: NowDep,
+    body: HintRequest | None = None,
+) -> HintShown:
+    """Show the next hint (or the next one of `category`), in level order: concept, then
+    approach, then a near-complete step. Recorded the first time it is shown; 409 when none
+    is left, or while the asker's coding round on this exercise runs."""
+    _no_help_during_round(scope, slug, now, "hints")
+    hint, state = exercise_hints.show_next(
+        scope,
+        settings.content_dir,
+        slug,
+        visitor=identity.owner_key,
+        category=body.category if body else None,
     )
+    scope.session.commit()
+    shown = HintsPublic.of(state)
+    number = next(h.number for h in shown.shown if h.index == hint.index)
+    return HintShown(**shown.model_dump(), hint=shown.shown[number - 1])
+
+
+@router.post("/{slug}/solution", responses=errors(400, 401, 403, 404, 409, 422))
+def reveal_solution(
+    slug: str,
+    scope: WriterDep,
+    identity: IdentityDep,
+    settings: SettingsDep,
+    now: NowDep,
+    body: SolutionRequest | None = None,
+) -> SolutionPublic:
+    """The reference solution, its editorial, and your last submitted code beside it. Shown
+    after a failed Submit, or when you give up (`give_up: true`); 409 otherwise, and while
+    the asker's coding round on this exercise runs. The reveal is recorded (it is part of
+    the asker's export); once revealed, it is shown again."""
+    _no_help_during_round(scope, slug, now, "solution")
+    solution = exercise_solutions.reveal(
+        scope,
+        settings.content_dir,
+        slug,
+        visitor=identity.owner_key,
+        give_up=bool(body and body.give_up),
+    )
+    scope.session.commit()
+    return SolutionPublic.of(solution)
+
+
+@router.get("/{slug}/solution", responses=errors(401, 404, 409))
+def get_solution(slug: str, scope: ReaderDep, settings: SettingsDep, now: NowDep) -> SolutionPublic:
+    """The solution again, once it has been revealed to the asker; 409 before, and while
+    the asker's coding round on this exercise runs."""
+    exercises.one(scope.session.connection(), slug)
+    _no_help_during_round(scope, slug, now, "solution")
+    solution = exercise_solutions.revealed(scope, settings.content_dir, slug)
+    if solution is None:
+        raise exercise_solutions.SolutionRefused()
+    return SolutionPublic.of(solution)
 
 
 @router.post(

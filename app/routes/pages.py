@@ -20,7 +20,7 @@ from app.deps import (
 )
 from app.domain import Identity, InvalidFilter
 from app.models import Exercise
-from app.services import content_cache, dashboard, exercises, items, search
+from app.services import content_cache, dashboard, exercise_status, exercises, items, search
 from app.services.items import ItemDetail, ItemFilter
 from app.services.progress import STATUS_LABELS, Status
 from app.services.study import StudyView
@@ -139,11 +139,13 @@ async def item_detail(
     reader has done with it. Opening it counts as a visit for a returning browser."""
     sandbox = await queue.status()
     record = visits if request.method == "GET" else None
-    page, view, lab, drills = await asyncio.to_thread(
+    page, view, lab, drills, drill_status = await asyncio.to_thread(
         _item_page, engine, identity, slug=slug, record=record
     )
     context = {
         "exercises": drills,
+        "exercise_statuses": drill_status,
+        "exercise_labels": exercise_status.LABELS,
         "page": page,
         "item": page.item,
         "prompts": page.prompts,
@@ -156,11 +158,17 @@ async def item_detail(
 
 def _item_page(
     engine: Engine, identity: Identity, *, slug: str, record: VisitWriter | None
-) -> tuple[ItemDetail, StudyView, LabView, list[Exercise]]:
-    """The item page's reading, and the exercises that drill it, in one thread hop."""
+) -> tuple[ItemDetail, StudyView, LabView, list[Exercise], dict[str, str] | None]:
+    """The item page's reading, the exercises that drill it and the reader's status on
+    each (one query, for a reader with a learner only), in one thread hop."""
     page, view, lab = open_item(engine, identity, slug=slug, record=record)
     with engine.connect() as connection:
-        return page, view, lab, exercises.for_item(connection, page.item.slug)
+        drills = exercises.for_item(connection, page.item.slug)
+        drill_status = None
+        if drills and view.learner_id is not None:
+            slugs = [e.slug for e in drills]
+            drill_status = exercise_status.statuses(connection, view.learner_id, slugs)
+        return page, view, lab, drills, drill_status
 
 
 @router.get("/items/{slug}/measurements")

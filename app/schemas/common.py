@@ -25,8 +25,9 @@ ERROR_MEANINGS = {
     401: "No valid credentials: a bearer token from POST /api/token, or a session cookie.",
     403: "A browser request without this page's CSRF token.",
     404: "No such item or run (someone else's run answers the same).",
-    409: "The name is taken, or the thing asked for is not open now (a closed quiz or "
-    "coding round; a hint or solution while a coding round on its exercise runs).",
+    409: "The name is taken, or the request does not fit the current state (a closed quiz or "
+    "coding round; no hint left; a solution asked for before a failed submission or giving "
+    "up; a hint or solution while a coding round on its exercise runs).",
     413: "The request body is larger than this address accepts.",
     422: "Values that are not valid here; the detail says which.",
     429: "Too many attempts; Retry-After says when to try again.",

@@ -10,8 +10,12 @@ from pydantic import BaseModel, Field
 
 from app.models import Exercise, Run
 from app.schemas.runs import RunAccepted
-from app.services.exercises import ExerciseRow, Solution, visible_tests
+from app.services.exercise_hints import Hint, HintState
+from app.services.exercise_solutions import Solution
+from app.services.exercises import ExerciseRow, visible_tests
 from sandbox.protocol import MAX_CODE_BYTES
+
+ExerciseStatus = Literal["new", "attempted", "solved", "solved-with-hints", "solved-after-reveal"]
 
 
 class ExerciseSummary(BaseModel):
@@ -21,8 +25,10 @@ class ExerciseSummary(BaseModel):
     difficulty: Literal["easy", "medium", "hard"]
     items: list[str] = Field(description="Slugs of the Q&A items the exercise drills.")
     entry_point: str = Field(description="The function or class the learner writes.")
-    status: Literal["new", "attempted", "solved"] = Field(
-        description="The asker's standing: solved once a submit passed every test."
+    status: ExerciseStatus = Field(
+        description="The asker's standing: new; attempted (a submission, a hint or a reveal); "
+        "solved once a Submit passed every test, solved-with-hints when a hint was shown "
+        "before that, solved-after-reveal when the solution was."
     )
 
     @classmethod
@@ -169,10 +175,122 @@ def _public(test: dict[str, object]) -> dict[str, object]:
     return {k: test[k] for k in ("name", "category", "hidden", "status", "message")}
 
 
+class DiffRowPublic(BaseModel):
+    kind: Literal["equal", "changed", "removed", "added"] = Field(
+        description="removed: a line of yours alone; added: a line of the reference alone."
+    )
+    yours_number: int | None
+    yours: str | None
+    reference_number: int | None
+    reference: str | None
+
+
+class DiffPublic(BaseModel):
+    changed_lines: int
+    rows: list[DiffRowPublic] = Field(description="Line-aligned, in order.")
+
+
 class SolutionPublic(BaseModel):
     code: str = Field(description="The reference solution.")
     editorial_markdown: str = Field(description="Why it is written so, its cost, the usual bugs.")
+    editorial_html: str = Field(description="The editorial rendered, as the statement is.")
+    revealed_at: str
+    diff: DiffPublic | None = Field(
+        description="Your last submitted code beside the reference; null if you submitted none."
+    )
 
     @classmethod
     def of(cls, solution: Solution) -> SolutionPublic:
-        return cls(code=solution.code, editorial_markdown=solution.editorial_markdown)
+        diff = solution.diff
+        return cls(
+            code=solution.code,
+            editorial_markdown=solution.editorial_markdown,
+            editorial_html=solution.editorial_html,
+            revealed_at=solution.revealed_at.isoformat(),
+            diff=None
+            if diff is None
+            else DiffPublic(
+                changed_lines=diff.changed_lines,
+                rows=[
+                    DiffRowPublic(
+                        kind=r.kind,
+                        yours_number=r.left_number,
+                        yours=r.left,
+                        reference_number=r.right_number,
+                        reference=r.right,
+                    )
+                    for r in diff.rows
+                ],
+            ),
+        )
+
+
+class SolutionRequest(BaseModel):
+    give_up: bool = Field(
+        False, description="Give up: see the solution without a failed submission."
+    )
+
+
+class HintPublic(BaseModel):
+    number: int = Field(description="Its place in the order the asker was shown hints, from 1.")
+    index: int = Field(description="Its position in the exercise's hints.")
+    level: Literal["concept", "approach", "step"]
+    category: str = Field(description="The test category it answers (values, gradients, ...).")
+    text: str
+
+
+class NextHintPublic(BaseModel):
+    """What the next request would show, without its text."""
+
+    number: int
+    level: Literal["concept", "approach", "step"]
+    category: str
+    answers_failing_test: bool = Field(
+        description="It answers a category that failed in the asker's latest submission."
+    )
+
+
+class HintsPublic(BaseModel):
+    total: int
+    shown: list[HintPublic] = Field(description="The hints shown so far, in the order shown.")
+    next: NextHintPublic | None = Field(description="null when every hint has been shown.")
+    failing_categories: list[str] = Field(
+        description="The failing categories of the asker's latest submission (none if it passed)."
+    )
+
+    @classmethod
+    def of(cls, state: HintState) -> HintsPublic:
+        upcoming = state.next
+        return cls(
+            total=state.total,
+            shown=[_hint(n, h) for n, h in enumerate(state.shown, start=1)],
+            next=None
+            if upcoming is None
+            else NextHintPublic(
+                number=len(state.shown) + 1,
+                level=upcoming.level,
+                category=upcoming.category,
+                answers_failing_test=state.next_answers_failure,
+            ),
+            failing_categories=state.failing,
+        )
+
+
+def _hint(number: int, hint: Hint) -> HintPublic:
+    return HintPublic(
+        number=number,
+        index=hint.index,
+        level=hint.level,
+        category=hint.category,
+        text=hint.text,
+    )
+
+
+class HintRequest(BaseModel):
+    category: str | None = Field(
+        None, max_length=32, description="Ask for the next hint of this test category."
+    )
+
+
+class HintShown(HintsPublic):
+    hint: HintPublic = Field(description="The hint just shown.")

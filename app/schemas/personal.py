@@ -259,6 +259,14 @@ class RevealExport(BaseModel):
     revealed_at: str
 
 
+class HintExport(BaseModel):
+    exercise: str
+    hint: int = Field(description="Its position in the exercise's hints.")
+    level: str
+    category: str
+    shown_at: str
+
+
 class ExerciseReviewExport(BaseModel):
     """One solve of an exercise (or a reveal that was a lapse), as its card was scheduled."""
 
@@ -285,4 +293,5 @@ class Export(BaseModel):
     reviews: list[ReviewExport]
     runs: list[RunExport]
     solution_reveals: list[RevealExport] = []
+    hints_shown: list[HintExport] = []
     exercise_reviews: list[ExerciseReviewExport] = []

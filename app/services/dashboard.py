@@ -4,7 +4,7 @@ bookmarks, notes and recent runs. Read-only; everything filtered by the learner'
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 
 from markupsafe import Markup
@@ -13,7 +13,7 @@ from sqlmodel import col, select
 
 from app.domain import LearnerScope
 from app.models import Activity, Item, ItemProgress, Run, utcnow
-from app.services import progress, study
+from app.services import exercises, progress, study
 from app.services.catalogue import Catalogue
 from app.services.notes import render_note
 from app.services.progress import Status
@@ -39,6 +39,20 @@ class Bar:
 
 
 @dataclass(frozen=True)
+class ExerciseTally:
+    """A topic's code exercises, and how many of them the learner solved."""
+
+    slug: str
+    title: str
+    solved: int
+    total: int
+
+    @property
+    def percent(self) -> float:
+        return 100.0 * self.solved / self.total if self.total else 0.0
+
+
+@dataclass(frozen=True)
 class Dashboard:
     """Everything the dashboard and GET /api/me/progress show."""
 
@@ -54,6 +68,7 @@ class Dashboard:
     bookmarks: list[Item]
     noted: list[Item]
     recent_runs: list[tuple[Run, Item | None]]
+    exercises: list[ExerciseTally] = field(default_factory=list)  # per topic that has any
 
     @property
     def is_empty(self) -> bool:
@@ -174,6 +189,7 @@ def dashboard(scope: LearnerScope, catalogue: Catalogue, *, today: date | None =
     cont, reason = _next_step(items, visited, status_of, by_id)
     # Bookmarked items may never have been opened (bookmarked from the API): those last.
     recent_first = [*visited, *(p for p in mine.values() if not p.last_visit_at)]
+    solved = exercises.solved_per_topic(session.connection(), scope.learner_id)
     return Dashboard(
         totals=Counter(s.value for s in status_of.values()),
         items=len(items),
@@ -187,6 +203,11 @@ def dashboard(scope: LearnerScope, catalogue: Catalogue, *, today: date | None =
         bookmarks=[by_id[p.item_id] for p in recent_first if p.bookmarked],
         noted=[by_id[p.item_id] for p in recent_first if p.note],
         recent_runs=runs(scope, limit=RECENT_RUNS),
+        exercises=[
+            ExerciseTally(t.slug, t.title, *solved[t.slug])
+            for t in catalogue.topics
+            if t.slug in solved
+        ],
     )
 
 

@@ -10,16 +10,16 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from sqlalchemy import Connection
+from sqlalchemy import Connection, func
 from sqlalchemy import select as core_select
 from sqlmodel import Session, col, select
 
 from app.domain import LearnerScope, NotFound
-from app.models import Exercise, Run, SolutionReveal
-from app.services import content_cache, exercise_review
+from app.models import CodeSample, Exercise, SolutionReveal
+from app.services import content_cache, exercise_status
 from sandbox.protocol import GradingReport, GradingRequest, Mode
 
-STATUSES = ("new", "attempted", "solved")  # a learner's standing on one exercise
+STATUSES = exercise_status.STATUSES  # a learner's standing on one exercise
 
 
 class ExerciseNotFound(NotFound):
@@ -46,22 +46,8 @@ def _exercises(connection: Connection) -> list[Exercise]:
 
 
 def statuses(connection: Connection, learner_id: int | None) -> dict[str, str]:
-    """slug → attempted or solved, for the exercises the learner has submitted to."""
-    if learner_id is None:
-        return {}
-    rows = connection.execute(
-        core_select(col(Run.exercise_slug), col(Run.grading_mode), col(Run.grading_verdict)).where(
-            col(Run.learner_id) == learner_id, col(Run.exercise_slug).is_not(None)
-        )
-    )
-    found: dict[str, str] = {}
-    for slug, mode, verdict in rows:
-        if slug is None:
-            continue
-        solved = mode == Mode.SUBMIT.value and verdict == "passed"
-        if solved or found.get(slug) != "solved":
-            found[slug] = "solved" if solved else "attempted"
-    return found
+    """slug → status (exercise_status.STATUSES) for the exercises the learner has touched."""
+    return exercise_status.statuses(connection, learner_id)
 
 
 def listing(
@@ -133,11 +119,52 @@ def for_item(connection: Connection, item_slug: str) -> list[Exercise]:
     return by_item.get(item_slug, [])
 
 
+@dataclass(frozen=True)
+class ItemCode:
+    """The code a learner can practise on an item, and what they did with its exercises:
+    an item's status counts them (progress.item_status)."""
+
+    has_samples: bool
+    exercises_tried: int  # submitted to, asked a hint or the solution of
+    exercises_solved: int  # a passing Submit, with help or not
+
+
+def item_code(connection: Connection, learner_id: int, item_id: int) -> ItemCode:
+    """Its samples (one count) and the learner's standing on its exercises (one query more,
+    only for an item that has exercises)."""
+    samples = connection.execute(
+        core_select(func.count()).select_from(CodeSample).where(col(CodeSample.item_id) == item_id)
+    ).scalar_one()
+    snapshot = content_cache.snapshot(connection)
+    slug = next((r.slug for r in snapshot.rows if r.id == item_id), None)
+    slugs = [e.slug for e in for_item(connection, slug)] if slug else []
+    found = exercise_status.statuses(connection, learner_id, slugs) if slugs else {}
+    solved = sum(1 for s in found.values() if s in exercise_status.SOLVED)
+    return ItemCode(samples > 0, len(found), solved)
+
+
+def solved_per_topic(connection: Connection, learner_id: int) -> dict[str, tuple[int, int]]:
+    """topic slug → (exercises the learner solved, exercises) for the topics that have any."""
+    snapshot = content_cache.snapshot(connection)
+    kept = snapshot.derived.get("exercise_topics")
+    if isinstance(kept, dict):
+        topic_of: dict[str, str] = kept
+    else:
+        topic_of = {e.slug: e.topic_slug for e in _exercises(connection)}
+        snapshot.derived["exercise_topics"] = topic_of
+    found = exercise_status.statuses(connection, learner_id)
+    tally: dict[str, tuple[int, int]] = {}
+    for slug, topic in topic_of.items():
+        solved, total = tally.get(topic, (0, 0))
+        tally[topic] = (solved + (found.get(slug) in exercise_status.SOLVED), total + 1)
+    return tally
+
+
 # The trusted side: read from the folder when needed, never stored or returned by the API
-# beyond the solution a learner asks for (and whose reveal is recorded).
+# beyond the hints and the solution a learner asks for (exercise_hints, exercise_solutions).
 
 
-def _folder(content_dir: Path, slug: str) -> Path:
+def exercise_folder(content_dir: Path, slug: str) -> Path:
     folder = content_dir / "exercises" / slug
     if not (folder / "exercise.yml").is_file():
         raise ExerciseNotFound(slug)
@@ -147,7 +174,7 @@ def _folder(content_dir: Path, slug: str) -> Path:
 def grading_request(content_dir: Path, slug: str, mode: str) -> GradingRequest:
     """The grading payload of a submission: exercise.yml, the reference and the tests,
     which travel to the grader's jail only (sandbox/README.md, "Grading")."""
-    folder = _folder(content_dir, slug)
+    folder = exercise_folder(content_dir, slug)
     config: Any = yaml.safe_load((folder / "exercise.yml").read_text(encoding="utf-8"))
     return GradingRequest(
         slug=slug,
@@ -156,36 +183,6 @@ def grading_request(content_dir: Path, slug: str, mode: str) -> GradingRequest:
         reference=(folder / "reference.py").read_text(encoding="utf-8"),
         tests=(folder / "tests.py").read_text(encoding="utf-8"),
     )
-
-
-@dataclass(frozen=True)
-class Solution:
-    code: str
-    editorial_markdown: str
-
-
-def reveal(
-    session: Session,
-    content_dir: Path,
-    slug: str,
-    *,
-    learner_id: int | None,
-    visitor: str,
-) -> Solution:
-    """The reference and the editorial; the reveal is recorded (for the learner, or for a
-    cookie-less client under its owner key)."""
-    if session.exec(select(Exercise.id).where(Exercise.slug == slug)).first() is None:
-        raise ExerciseNotFound(slug)
-    folder = _folder(content_dir, slug)
-    solution = Solution(
-        code=(folder / "reference.py").read_text(encoding="utf-8"),
-        editorial_markdown=(folder / "editorial.md").read_text(encoding="utf-8"),
-    )
-    shown = SolutionReveal(exercise_slug=slug, learner_id=learner_id, visitor=visitor)
-    session.add(shown)
-    exercise_review.record_reveal(session, learner_id=learner_id, slug=slug, at=shown.revealed_at)
-    session.commit()
-    return solution
 
 
 def revealed(scope: LearnerScope) -> list[SolutionReveal]:

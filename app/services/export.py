@@ -20,7 +20,7 @@ from app.models import (
     User,
     utcnow,
 )
-from app.services import dashboard, exercise_review, exercises, study
+from app.services import dashboard, exercise_hints, exercise_review, exercises, study
 
 EXPORT_FORMAT = "backprop-export/1"
 
@@ -149,6 +149,16 @@ def export(scope: LearnerScope, user: User | None) -> dict[str, Any]:
         "solution_reveals": [
             {"exercise": r.exercise_slug, "revealed_at": r.revealed_at.isoformat()}
             for r in exercises.revealed(scope)
+        ],
+        "hints_shown": [
+            {
+                "exercise": h.exercise_slug,
+                "hint": h.hint_index,
+                "level": h.level,
+                "category": h.category,
+                "shown_at": h.shown_at.isoformat(),
+            }
+            for h in exercise_hints.shown_for_export(scope)
         ],
         "exercise_reviews": [
             {

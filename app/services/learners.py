@@ -4,6 +4,10 @@ first; carrying a guest into an account merges two learners into one."""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Hashable, Iterable
+from datetime import datetime
+from typing import TypeVar
+
 from sqlalchemy import bindparam, delete, update
 from sqlalchemy import select as core_select
 from sqlmodel import Session, col, select
@@ -28,6 +32,8 @@ from app.models import (
     utcnow,
 )
 from app.services import exercise_review, review, study
+
+Row = TypeVar("Row")
 
 # Built once: resolving the learner is part of every personal request.
 _BY_VISITOR = select(Learner).where(col(Learner.visitor) == bindparam("visitor"))
@@ -98,6 +104,43 @@ def carry_guest_into_account(session: Session, *, visitor: str, user_id: int) ->
         merge(session, source=guest, target=own)
 
 
+def _carry_exercise_help(session: Session, *, source: int, target: int) -> None:
+    """Hints shown and solutions revealed are kept once per learner, the earlier of two
+    (an exercise's status asks what came before its first pass): of a pair, the later row
+    is dropped, so that the guest's rows can move (merge)."""
+    both = (target, source)
+    _keep_earliest(
+        session,
+        session.exec(select(HintView).where(col(HintView.learner_id).in_(both))),
+        key=lambda h: (h.exercise_slug, h.hint_index),
+        when=lambda h: h.shown_at,
+    )
+    _keep_earliest(
+        session,
+        session.exec(select(SolutionReveal).where(col(SolutionReveal.learner_id).in_(both))),
+        key=lambda r: r.exercise_slug,
+        when=lambda r: r.revealed_at,
+    )
+    session.flush()
+
+
+def _keep_earliest(
+    session: Session,
+    rows: Iterable[Row],
+    *,
+    key: Callable[[Row], Hashable],
+    when: Callable[[Row], datetime],
+) -> None:
+    kept: dict[Hashable, Row] = {}
+    for row in list(rows):
+        other = kept.get(key(row))
+        if other is None:
+            kept[key(row)] = row
+            continue
+        later, kept[key(row)] = (row, other) if when(row) >= when(other) else (other, row)
+        session.delete(later)
+
+
 def merge(session: Session, *, source: Learner, target: Learner) -> None:
     """Carry a guest's data into an account's learner (at sign-in), then drop the guest.
     Both have rows for an item: counts add up, a bookmark on either stays, notes are kept
@@ -132,6 +175,7 @@ def merge(session: Session, *, source: Learner, target: Learner) -> None:
         .where(col(ItemProgress.learner_id) == source.id)
         .values(learner_id=target.id)
     )
+    _carry_exercise_help(session, source=source.id, target=target.id)
     for model in (RecallCheck, Run, QuizAttempt, HintView, SolutionReveal, CodingRound):
         session.execute(
             update(model).where(col(model.learner_id) == source.id).values(learner_id=target.id)

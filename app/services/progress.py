@@ -31,7 +31,8 @@ STATUS_LABELS = {
 MASTERY_RULE = (
     "An item is mastered when you recalled each of its prompts well on two different days "
     "(in a quiz, or by ticking most key points of an open answer; the latest answer "
-    "counting), and, when it has code, ran it to an ok verdict."
+    "counting), and, when it has code, ran it to an ok verdict or solved one of its code "
+    "exercises. Working on one of its exercises counts as practising it."
 )
 
 
@@ -52,8 +53,11 @@ def item_status(
     checks: Iterable[Check],
     prompts: Iterable[int],
     has_code: bool,
+    exercises_tried: int = 0,
+    exercises_solved: int = 0,
 ) -> Status:
-    """Derive an item's status from what the learner did (checks in the order answered)."""
+    """Derive an item's status from what the learner did (checks in the order answered).
+    Its code exercises count as its code: a solved one as much as a sample run to the end."""
     checks = list(checks)
     required = list(prompts) or [0]  # no prompts: the item's own question is the prompt
     latest: dict[int, bool] = {}
@@ -63,9 +67,9 @@ def item_status(
         if check.knew:
             days_known.setdefault(check.prompt, set()).add(check.day)
     knows_all = all(latest.get(p) and len(days_known.get(p, ())) >= 2 for p in required)
-    if knows_all and (runs_ok > 0 or not has_code):
+    if knows_all and (runs_ok > 0 or exercises_solved > 0 or not has_code):
         return Status.mastered
-    if runs or checks:
+    if runs or checks or exercises_tried:
         return Status.practising
     return Status.seen if visits else Status.new
 

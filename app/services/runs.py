@@ -23,7 +23,7 @@ from app import logs, metrics
 from app.domain import LearnerScope, RunNotFound, RunRejected, SandboxBusy
 from app.models import Item, Run, utcnow
 from app.runqueue import QueueRefused, RunQueue
-from app.services import exercise_review, idempotency, labs, study
+from app.services import exercise_progress, exercise_review, idempotency, labs, study
 from app.services.exercises import graded_outcome
 from app.services.orphans import driver_id
 from app.services.ratelimit import RunLimiter
@@ -277,9 +277,10 @@ def _count_practice(session: Session, run: Run) -> None:
     if run.verdict in (Verdict.REJECTED.value, Verdict.INTERNAL_ERROR.value):
         return
     item = session.get(Item, run.item_id) if run.item_id else None
-    study.record_run(
-        LearnerScope(session, run.learner_id), item, ok=run.verdict == Verdict.OK.value
-    )
+    scope = LearnerScope(session, run.learner_id)
+    study.record_run(scope, item, ok=run.verdict == Verdict.OK.value)
+    if run.exercise_slug and run.grading_verdict:  # graded: the items it drills count it
+        exercise_progress.count_submission(scope, run.exercise_slug)
 
 
 def unfinished_counts(engine: Engine) -> dict[str, int]:

@@ -10,20 +10,19 @@ from datetime import date, datetime
 from typing import Protocol
 
 from markupsafe import Markup
-from sqlalchemy import bindparam, func
+from sqlalchemy import bindparam
 from sqlalchemy import select as core_select
 from sqlmodel import col, select
 
 from app.db import dialect_of
 from app.domain import LearnerScope, NoteTooLong, UnknownPrompt
 from app.models import (
-    CodeSample,
     ItemProgress,
     QuizPrompt,
     RecallCheck,
     utcnow,
 )
-from app.services import activity_rows, history, progress
+from app.services import activity_rows, exercises, history, progress
 from app.services.notes import render_note
 from app.services.progress import Check, Status
 
@@ -38,9 +37,6 @@ class ItemKey(Protocol):
 
     @property
     def number(self) -> int: ...
-
-
-# Reading
 
 
 def progress_of(scope: LearnerScope, item: ItemKey) -> ItemProgress | None:
@@ -123,6 +119,7 @@ class StudyView:
     note_html: Markup | None
     runs: list[history.RunLine]  # the learner's latest runs of this item's code, newest first
     drafts: dict[int, str] = field(default_factory=dict)  # an account's edited samples
+    learner_id: int | None = None  # whose standing it is (None: someone who has none yet)
 
     def context(self) -> dict[str, object]:
         return {
@@ -153,10 +150,8 @@ def study_view(
         latest_checks=latest,
         note_html=render_note(row.note) if row and row.note else None,
         runs=history.runs_of(scope, item.id),
+        learner_id=scope.learner_id,
     )
-
-
-# Writing
 
 
 def record_visit(scope: LearnerScope, item: ItemKey, *, now: datetime | None = None) -> None:
@@ -242,16 +237,16 @@ def refresh_status(
     row = _row(scope, item)
     scope.session.flush()
     checks = [Check(c.prompt, c.knew, c.answered_at.date()) for c in checks_of(scope, item)]
-    samples = scope.session.exec(
-        select(func.count()).select_from(CodeSample).where(CodeSample.item_id == item.id)
-    ).one()
+    code = exercises.item_code(scope.session.connection(), scope.learner_id, _id(item))
     row.status = progress.item_status(
         visits=row.visits,
         runs=row.runs,
         runs_ok=row.runs_ok,
         checks=checks,
         prompts=_prompt_positions(scope, item) if prompts is None else prompts,
-        has_code=samples > 0,
+        has_code=code.has_samples,
+        exercises_tried=code.exercises_tried,
+        exercises_solved=code.exercises_solved,
     ).value
     return _save(scope, row)
 

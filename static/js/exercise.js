@@ -192,6 +192,8 @@
     outputBox.hidden = !result.output;
     state.textContent = `${title}.`;
     if (window.BackpropDevices) window.BackpropDevices.show(result);
+    // The Hints panel and the solution (exercise-practice.js) follow each graded submission.
+    article.dispatchEvent(new CustomEvent("exercise:graded", { detail: result }));
   }
 
   function fail(message) {
@@ -266,21 +268,4 @@
     e.stopPropagation();
     start(e.shiftKey ? "submit" : "run");
   }, true);
-
-  const revealButton = $("reveal-solution");
-  if (revealButton) revealButton.addEventListener("click", async () => {
-    const response = await fetch(`/api/exercises/${slug}/solution`, {
-      method: "POST", headers: { "Accept": "application/json", "X-CSRF-Token": csrfToken() },
-    }).catch(() => null);
-    const body = response ? await response.json().catch(() => null) : null;
-    if (!response || !response.ok || !body) {
-      // A refusal says why (a coding round on this exercise still running, say).
-      state.textContent = body && typeof body.detail === "string" ? body.detail : "The solution could not be loaded; try again.";
-      return;
-    }
-    $("solution-code").textContent = body.code;
-    $("solution-editorial").textContent = body.editorial_markdown;
-    $("solution").hidden = false;
-    $("reveal-solution").hidden = true;
-  });
 })();

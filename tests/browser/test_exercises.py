@@ -1,6 +1,8 @@
 """An exercise in the browser, as a guest, against the real grader: a failing submission
-shows its failures grouped by category with the first one open; the reference then passes;
-the page stays free of serious accessibility violations with results on it."""
+shows its failures grouped by category with the first one open, offers the failing
+category's hint and opens the solution (confirmed) with the diff, stacked on a phone; the
+reference then passes, and the list and the item page say it was solved after reveal. The
+page stays free of serious accessibility violations with results, hints and the diff."""
 
 from __future__ import annotations
 
@@ -56,6 +58,45 @@ def test_a_failing_then_a_passing_submission(guest: Page) -> None:
     assert AXE.exists(), "run .ci/setup --dev"
     assert _serious(page) == []
 
+    # A hint for the failing category, from the keyboard; the panel says what it answers.
+    hint_button = page.locator("#get-hint")
+    expect(hint_button).to_have_text("Get a hint for edge cases")
+    hint_button.focus()
+    page.keyboard.press("Enter")
+    expect(page.locator(".hint .hint-meta").first).to_have_text(
+        "Hint 1 of 4 · concept · answers: edge cases"
+    )
+    expect(page.locator(".hint .hint-text").first).to_contain_text("exp(1000) is inf")
+
+    # The failed Submit opens the solution, after a confirmation; the diff comes with it.
+    page.get_by_role("button", name="Show the solution").click()
+    dialog = page.get_by_role("dialog", name="See the solution?")
+    expect(dialog).to_be_visible()
+    dialog.get_by_role("button", name="Show it").click()
+    expect(page.locator("#solution-code")).to_contain_text("def softmax")
+    expect(page.locator("#solution-editorial h2").first).to_have_text("Why it is written this way")
+    expect(page.locator("#solution-diff tr.diff-changed").first).to_be_visible()
+    assert _serious(page) == []
+    page.locator("#solution-diff").scroll_into_view_if_needed()
+    screenshot(page, "exercise-solution-diff")
+    page.emulate_media(color_scheme="dark")
+    screenshot(page, "exercise-solution-diff-dark")
+    assert _serious(page) == []
+    page.emulate_media(color_scheme="light")
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.locator("#solution-diff").scroll_into_view_if_needed()
+    screenshot(page, "exercise-solution-diff-phone")
+    # Stacked on a phone: a changed row's two lines sit one above the other.
+    changed = page.locator("#solution-diff tr.diff-changed").first
+    mine_box = changed.locator(".diff-mine").bounding_box()
+    ref_box = changed.locator(".diff-ref").bounding_box()
+    assert mine_box and ref_box and ref_box["y"] >= mine_box["y"] + mine_box["height"] - 1
+    page.set_viewport_size({"width": 1280, "height": 900})
+    page.reload()
+    expect(page.locator("#solution-code")).to_contain_text("def softmax")  # kept on reload
+    expect(page.locator(".hint")).to_have_count(1)
+    expect(editor).to_contain_text("NotImplementedError", timeout=20_000)
+
     reference = (FOLDER / "reference.py").read_text()
     page.evaluate(
         "code => document.querySelector('article.exercise').backpropEditor.setValue(code)",
@@ -67,10 +108,13 @@ def test_a_failing_then_a_passing_submission(guest: Page) -> None:
     expect(page.locator(".test-fail, .test-error")).to_have_count(0)
     screenshot(page, "exercise-passed", full_page=True)
 
-    page.goto("/exercises?status=solved")
+    page.goto("/exercises?status=solved-after-reveal")
     expect(
         page.get_by_role("link", name="Softmax and log-softmax that never overflow")
     ).to_be_visible()
+    page.goto("/items/activation-functions")
+    drill = page.locator(".item-exercises li", has_text="Softmax and log-softmax")
+    expect(drill.locator(".status-pill")).to_have_text("Solved after reveal")
 
 
 def test_one_submission_graded_on_both_devices_side_by_side(guest: Page) -> None:

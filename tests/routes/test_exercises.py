@@ -76,7 +76,7 @@ def test_the_pages_list_filter_and_show_an_exercise(client: TestClient) -> None:
 def test_revealing_the_solution_returns_it_and_records_the_reveal(client: TestClient) -> None:
     sign_up(client, "revealer")
     headers = csrf_headers(client)
-    answer = client.post(f"/api/exercises/{SLUG}/solution", headers=headers)
+    answer = client.post(f"/api/exercises/{SLUG}/solution", json={"give_up": True}, headers=headers)
     assert answer.status_code == 200
     body = answer.json()
     assert body["code"] == (EXERCISES / SLUG / "reference.py").read_text()

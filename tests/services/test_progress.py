@@ -41,6 +41,15 @@ def test_mastery_needs_every_prompt_known_on_two_days_and_the_code_run() -> None
     assert status(checks=forgot, runs_ok=1, runs=1) is Status.practising  # latest answer counts
 
 
+def test_an_items_exercises_count_as_its_code_and_as_practice() -> None:
+    day2 = MONDAY + timedelta(days=1)
+    both_twice = [Check(p, True, d) for d in (MONDAY, day2) for p in (1, 2)]
+    assert status(exercises_tried=1) is Status.practising
+    assert status(checks=both_twice, exercises_tried=1) is Status.practising  # not solved
+    assert status(checks=both_twice, exercises_tried=1, exercises_solved=1) is Status.mastered
+    assert status(exercises_tried=1, exercises_solved=1) is Status.practising  # prompts unknown
+
+
 def test_items_without_prompts_or_code_use_their_own_question() -> None:
     twice = [Check(0, True, MONDAY), Check(0, True, MONDAY + timedelta(days=3))]
     assert status(checks=twice, prompts=[], has_code=False) is Status.mastered
