@@ -194,10 +194,10 @@ def test_the_solution_waits_while_the_learners_round_on_it_runs(
 
     other = TestClient(client.app)  # another browser: its solution is not held back
     other.headers["X-CSRF-Token"] = csrf_token(other)
-    assert other.post(f"/api/exercises/{slug}/solution").status_code == 200
+    assert other.post(f"/api/exercises/{slug}/solution", json={"give_up": True}).status_code == 200
 
     clock.now += timedelta(minutes=20)  # time is up: the solution opens
-    assert client.post(f"/api/exercises/{slug}/solution").status_code == 200
+    assert client.post(f"/api/exercises/{slug}/solution", json={"give_up": True}).status_code == 200
 
 
 def test_finishing_early_opens_the_solution(client: TestClient, clock: Clock) -> None:
@@ -205,7 +205,7 @@ def test_finishing_early_opens_the_solution(client: TestClient, clock: Clock) ->
     slug = opened["exercise"]["slug"]
     assert client.post(f"/api/exercises/{slug}/solution").status_code == 409
     assert client.post(f"/api/coding-rounds/{opened['id']}/finish").status_code == 200
-    assert client.post(f"/api/exercises/{slug}/solution").status_code == 200
+    assert client.post(f"/api/exercises/{slug}/solution", json={"give_up": True}).status_code == 200
     late = client.post(f"/api/coding-rounds/{opened['id']}/submissions", json={"code": "passes"})
     assert late.status_code == 409
 
@@ -384,3 +384,17 @@ def test_the_export_holds_the_learners_rounds(client: TestClient, clock: Clock) 
             "followup_covered": None,
         }
     ]
+
+
+def test_hints_wait_while_the_learners_round_on_it_runs(client: TestClient, clock: Clock) -> None:
+    opened = client.post("/api/coding-rounds", json={"minutes": 20}).json()
+    slug = opened["exercise"]["slug"]
+    for refused in (
+        client.post(f"/api/exercises/{slug}/hints"),
+        client.get(f"/api/exercises/{slug}/hints"),
+        client.get(f"/api/exercises/{slug}/solution"),
+    ):
+        assert refused.status_code == 409 and "still running" in refused.json()["detail"]
+    clock.now += timedelta(minutes=20)  # time is up: help opens
+    shown = client.post(f"/api/exercises/{slug}/hints")
+    assert shown.status_code == 200 and shown.json()["hint"]["text"]
