@@ -18,21 +18,22 @@ from typing import Any
 
 from app import reach
 from app.settings import PROJECT_ROOT, Settings
+from sandbox.state_dir import state_dir_for
 
 log = logging.getLogger("backprop")
 
 
-def start_sandbox_worker(settings: Settings, client_uid: int | None) -> subprocess.Popen[bytes]:
-    """The sandbox worker as a child process, listening on SANDBOX_SOCKET (which only
-    `client_uid`, the web server's user, and root may open). It is given none of our
-    environment beyond what Python needs: no secrets, no database URL."""
-    env = {k: v for k, v in os.environ.items() if k in ("PATH", "LANG", "HOME", "TMPDIR")}
+def sandbox_worker_command(settings: Settings, client_uid: int | None) -> list[str]:
+    """How `backprop serve` starts its sandbox worker: on SANDBOX_SOCKET, with a state
+    folder of its DATA_DIR's own (sandbox/state_dir.py)."""
     command = [
         sys.executable,
         "-m",
         "sandbox",
         "--socket",
         str(settings.sandbox_socket),
+        "--state-dir",
+        str(state_dir_for(settings.data_dir)),
         "--parent-pid",  # a second guard beside the parent-death signal
         str(os.getpid()),
     ]
@@ -41,8 +42,16 @@ def start_sandbox_worker(settings: Settings, client_uid: int | None) -> subproce
     labs = settings.content_dir / "labs"
     if settings.compile_cache_warm and labs.is_dir():
         command += ["--warm-labs", str(labs)]
+    return command
+
+
+def start_sandbox_worker(settings: Settings, client_uid: int | None) -> subprocess.Popen[bytes]:
+    """The sandbox worker as a child process, listening on SANDBOX_SOCKET (which only
+    `client_uid`, the web server's user, and root may open). It is given none of our
+    environment beyond what Python needs: no secrets, no database URL."""
+    env = {k: v for k, v in os.environ.items() if k in ("PATH", "LANG", "HOME", "TMPDIR")}
     return subprocess.Popen(
-        command,
+        sandbox_worker_command(settings, client_uid),
         env=env,
         # The worker ends with us, however we end (uvicorn re-raises SIGTERM after shutdown,
         # so a `finally` here is not enough).

@@ -6,8 +6,7 @@ this checkout and (with --baseline DIR) another, in one run.
 
 Each server is `backprop serve` over a private data folder (bench/served.py), beside a
 sandbox worker of the same checkout on a private state folder that warms the compile cache
-once ready, as a real start does. (The worker `backprop serve` starts as root keeps its state
-in /run/backprop-sandbox, which every such server on this host would share.)
+once ready, as a real start does.
 
 While the health check says `warming`, windows alternate, quiet-warming-warming-quiet and so
 on: in a quiet window the warming run's cgroup is frozen (the cgroup freezer), in a warming

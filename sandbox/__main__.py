@@ -10,7 +10,8 @@ from pathlib import Path
 
 from sandbox import cgroups
 from sandbox.server import serve
-from sandbox.worker import Worker, default_state_dir
+from sandbox.state_dir import default_state_dir
+from sandbox.worker import Worker
 
 
 def main() -> None:

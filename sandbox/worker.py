@@ -13,7 +13,6 @@ import asyncio
 import logging
 import os
 import secrets
-import tempfile
 import time
 from functools import partial
 from pathlib import Path
@@ -43,13 +42,6 @@ log = logging.getLogger("sandbox")
 FIRST_UID = 61000
 GPU_SLOTS = 1  # GPU runs take turns: one at a time per device, so timings mean something
 BUSY_RETRY_SECONDS = 5
-
-
-def default_state_dir() -> Path:
-    """Root's own runtime folder rather than a guessable path in a world-writable /tmp."""
-    if os.geteuid() == 0:
-        return Path("/run/backprop-sandbox")
-    return Path(tempfile.gettempdir()) / f"backprop-sandbox-{os.getuid()}"
 
 
 class Worker:
