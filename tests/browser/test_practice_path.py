@@ -41,6 +41,34 @@ def overflow(page: Page) -> int:
     )
 
 
+def room_above_footer(page: Page) -> float:
+    """CSS pixels between the lowest thing the page shows and the footer."""
+    return float(
+        page.evaluate(
+            """() => {
+                const leaves = [...document.querySelectorAll("main *")]
+                  .filter((e) => e.children.length === 0 && e.checkVisibility())
+                  .map((e) => e.getBoundingClientRect())
+                  .filter((r) => r.width > 0 && r.height > 0);
+                const bottom = Math.max(...leaves.map((r) => r.bottom));
+                return document.querySelector(".site-footer").getBoundingClientRect().top - bottom;
+            }"""
+        )
+    )
+
+
+def header_spread(page: Page) -> float:
+    """How far apart, in CSS pixels, the middles of the header's brand, search and account
+    are: a few pixels in one row, a row's height or more when it wraps."""
+    middles = page.evaluate(
+        """() => [".brand", ".header-search", ".account-nav"].map((s) => {
+             const r = document.querySelector(s).getBoundingClientRect();
+             return (r.top + r.bottom) / 2;
+           })"""
+    )
+    return float(max(middles) - min(middles))
+
+
 def each_size_and_theme(page: Page, state: str) -> None:
     """Screenshot the page at each size in each theme, checking axe and the page's width
     each time; the page is left at desktop size in the light theme."""
@@ -53,6 +81,7 @@ def each_size_and_theme(page: Page, state: str) -> None:
             screenshot(page, f"practice-path-{state}-{size['width']}-{theme}", full_page=True)
             assert _serious(page) == [], f"{state} at {size['width']} in {theme}"
             assert overflow(page) == 0, f"{state} overflows at {size['width']} px"
+            assert room_above_footer(page) >= 24, f"{state} touches the footer at {size['width']}"
     page.set_viewport_size(SIZES[1])
     page.emulate_media(color_scheme="light")
 
@@ -139,6 +168,8 @@ def test_the_practice_path_from_a_failing_submit_to_the_card_in_review(
         page.goto("/review")
         expect(page.locator("#due-heading")).to_have_text("Due now: 1 exercise")
         each_size_and_theme(page, "review")
+        # With the Review badge and a long name, the laptop's header still keeps to one row.
+        assert header_spread(page) < 10
         page.get_by_role("link", name=f"Solve again: {TITLE}").click()
         expect(page).to_have_url(re.compile(rf"/exercises/{SLUG}\?review=1$"))
         expect(page.locator("#review-note")).to_be_visible()
