@@ -46,7 +46,8 @@ def test_a_solved_exercise_comes_back_in_review_from_the_starter(
     interview = (utcnow() + timedelta(days=20)).date().isoformat()
     page.goto(f"/dashboard?interview={interview}")
     expect(page.locator("#readiness-coding")).to_contain_text("exercise you have solved, of 31")
-    expect(page.get_by_role("link", name=TITLE)).to_be_visible()
+    readiness = page.get_by_role("region", name="Readiness for an interview")
+    expect(readiness.get_by_role("link", name=TITLE)).to_be_visible()
     assert _serious(page) == []
     screenshot(page, "readiness-coding", full_page=True)
 

@@ -157,6 +157,11 @@ def test_the_practice_path_from_a_failing_submit_to_the_card_in_review(
     expect(topic.locator(".bar")).to_have_attribute(
         "aria-label", re.compile(r": 1 of \d+ exercises solved$")
     )
+    # Recent runs name the two submits by their exercise, with the grader's verdicts.
+    submits = page.locator(".runs-table tbody tr", has=page.get_by_role("link", name=TITLE))
+    expect(submits).to_have_count(2)
+    expect(submits.locator(".verdict")).to_have_text(["passed", "failed"])  # newest first
+    expect(submits.first).to_contain_text("· submit")
     each_size_and_theme(page, "dashboard")
 
     # Once the card is due, Review lists it; its link opens the exercise from the starter,
