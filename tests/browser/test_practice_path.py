@@ -70,8 +70,8 @@ def header_spread(page: Page) -> float:
 
 
 def each_size_and_theme(page: Page, state: str) -> None:
-    """Screenshot the page at each size in each theme, checking axe and the page's width
-    each time; the page is left at desktop size in the light theme."""
+    """Screenshot the page at each size in each theme, checking each time axe, the page's
+    width and its room above the footer; the page is left at desktop size in light."""
     for size in SIZES:
         page.set_viewport_size(size)
         for theme in ("light", "dark"):
