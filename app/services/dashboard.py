@@ -12,7 +12,7 @@ from sqlalchemy.orm import defer
 from sqlmodel import col, select
 
 from app.domain import LearnerScope
-from app.models import Activity, Item, ItemProgress, Run, utcnow
+from app.models import Activity, Exercise, Item, ItemProgress, Run, utcnow
 from app.services import exercises, progress, study
 from app.services.catalogue import Catalogue
 from app.services.notes import render_note
@@ -69,6 +69,8 @@ class Dashboard:
     noted: list[Item]
     recent_runs: list[tuple[Run, Item | None]]
     exercises: list[ExerciseTally] = field(default_factory=list)  # per topic that has any
+    # slug → title of the exercises the recent runs were submitted to
+    run_exercises: dict[str, str] = field(default_factory=dict)
 
     @property
     def is_empty(self) -> bool:
@@ -96,6 +98,17 @@ def runs(scope: LearnerScope, limit: int | None = None) -> list[tuple[Run, Item 
     if limit:
         statement = statement.limit(limit)
     return [(run, item) for run, item in scope.session.exec(statement)]
+
+
+def _exercise_titles(scope: LearnerScope, runs: list[tuple[Run, Item | None]]) -> dict[str, str]:
+    """slug → title of the exercises among these runs (one query, none without any)."""
+    slugs = {run.exercise_slug for run, _ in runs if run.exercise_slug}
+    if not slugs:
+        return {}
+    found = scope.session.exec(
+        select(Exercise.slug, Exercise.title).where(col(Exercise.slug).in_(slugs))
+    )
+    return dict(found.all())
 
 
 @dataclass(frozen=True)
@@ -190,6 +203,7 @@ def dashboard(scope: LearnerScope, catalogue: Catalogue, *, today: date | None =
     # Bookmarked items may never have been opened (bookmarked from the API): those last.
     recent_first = [*visited, *(p for p in mine.values() if not p.last_visit_at)]
     solved = exercises.solved_per_topic(session.connection(), scope.learner_id)
+    recent_runs = runs(scope, limit=RECENT_RUNS)
     return Dashboard(
         totals=Counter(s.value for s in status_of.values()),
         items=len(items),
@@ -202,12 +216,13 @@ def dashboard(scope: LearnerScope, catalogue: Catalogue, *, today: date | None =
         continue_reason=reason,
         bookmarks=[by_id[p.item_id] for p in recent_first if p.bookmarked],
         noted=[by_id[p.item_id] for p in recent_first if p.note],
-        recent_runs=runs(scope, limit=RECENT_RUNS),
+        recent_runs=recent_runs,
         exercises=[
             ExerciseTally(t.slug, t.title, *solved[t.slug])
             for t in catalogue.topics
             if t.slug in solved
         ],
+        run_exercises=_exercise_titles(scope, recent_runs),
     )
 
 

@@ -111,6 +111,22 @@ def page(browser: Browser, live_server: str, request: pytest.FixtureRequest) -> 
         assert errors == [], f"console errors: {errors}"
 
 
+@pytest.fixture
+def guest(browser: Browser, live_server: str) -> Iterator[Page]:
+    """A fresh guest at desktop size whose pages may take axe's script (the app's policy is
+    tested elsewhere); any console error of the app's own fails the test."""
+    context = browser.new_context(
+        base_url=live_server, viewport={"width": 1366, "height": 900}, bypass_csp=True
+    )
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    yield page
+    context.close()
+    assert errors == []
+
+
 def screenshot(page: Page, name: str, *, full_page: bool = False) -> Path:
     """Save a screenshot under test-artifacts/screenshots/ and return its path."""
     ARTIFACTS.mkdir(parents=True, exist_ok=True)

@@ -6,10 +6,8 @@ page stays free of serious accessibility violations with results, hints and the 
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
-from playwright.sync_api import Browser, Page, expect
+from playwright.sync_api import Page, expect
 
 from app.settings import PROJECT_ROOT
 from tests.browser.conftest import screenshot
@@ -18,22 +16,6 @@ from tests.support.sandbox_worker import needs_isolation
 
 pytestmark = [pytest.mark.browser, needs_isolation]
 FOLDER = PROJECT_ROOT / "content" / "exercises" / "stable-softmax"
-
-
-@pytest.fixture
-def guest(browser: Browser, live_server: str) -> Iterator[Page]:
-    """A fresh guest whose page may take axe's script (the app's policy is tested elsewhere);
-    any console error of the app's own fails the test."""
-    context = browser.new_context(
-        base_url=live_server, viewport={"width": 1280, "height": 900}, bypass_csp=True
-    )
-    page = context.new_page()
-    errors: list[str] = []
-    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-    page.on("pageerror", lambda exc: errors.append(str(exc)))
-    yield page
-    context.close()
-    assert errors == []
 
 
 def test_a_failing_then_a_passing_submission(guest: Page) -> None:

@@ -265,7 +265,7 @@ def test_questions_due_for_review(page: Page, clock: MovableClock) -> None:
     review_link.click()
     expect(page).to_have_url(re.compile(r"/review$"))
     expect(review_link).to_have_attribute("aria-current", "page")
-    due = page.locator(".review .review-queue li.review-question")
+    due = page.locator(".review .review-queue li")
     expect(due).to_have_count(1)
     expect(due).to_contain_text(DROPOUT_PROMPT)
     expect(due.get_by_role("link")).to_have_attribute("href", "/items/dropout")
@@ -375,7 +375,7 @@ def test_quiz_pages_in_both_themes_at_desktop_and_phone_size(
 
             page.goto("/review")
             # Due: the open answer, and the quiz's answers (each scheduled within the hour).
-            due = page.locator(".review .review-queue li.review-question")
+            due = page.locator(".review .review-queue li")
             expect(due.first).to_be_visible()
             expect(page.locator(".site-header .nav-review .badge")).to_have_text(
                 f"{due.count()} due"

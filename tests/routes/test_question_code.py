@@ -83,6 +83,8 @@ def test_code_is_shown_while_answering_and_in_the_mock_interview(
     quiz = start(client, count=5, mode="timed", seconds=300)
     page = client.get(f"/quizzes/{quiz['id']}").text
     assert page.count('class="hl question-code"') == 1  # the current question's
+    # Focusable, so that a keyboard can scroll a line wider than a phone.
+    assert '<pre class="hl question-code" tabindex="0">' in page
     started = form(
         client, "/quizzes", token_from="/quizzes", mode="mock", count="3", deck="torch-compile"
     )

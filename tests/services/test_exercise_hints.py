@@ -40,3 +40,16 @@ def test_hints_are_read_from_the_folder() -> None:
         ("step", "values"),
     ]
     assert hints[0].text.startswith("exp(1000)") and not hints[0].text.endswith("\n")
+
+
+def test_every_hint_is_plain_text() -> None:
+    """The page shows a hint as text, never as Markdown: a backtick would be shown as is."""
+    content = PROJECT_ROOT / "content"
+    marked = [
+        (folder.name, hint.index)
+        for folder in sorted((content / "exercises").iterdir())
+        if (folder / "exercise.yml").is_file()
+        for hint in load(content, folder.name)
+        if "`" in hint.text
+    ]
+    assert marked == []
