@@ -43,7 +43,7 @@ def test_a_coding_interview_from_start_to_verdict(guest: Page) -> None:
     article = page.locator("article.exercise")
     slug = article.get_attribute("data-exercise")
     assert slug
-    expect(page.locator(".cm-content")).to_contain_text("NotImplementedError", timeout=20_000)
+    expect(page.locator(".cm-content")).to_contain_text("def ", timeout=20_000)
     assert (
         page.locator("[class*=badge-easy], [class*=badge-medium], [class*=badge-hard]").count() == 0
     )
@@ -89,7 +89,9 @@ def test_no_serious_accessibility_violation_on_a_round(
         page = context.new_page()
         page.goto("/quizzes")
         page.get_by_role("button", name="Start a coding interview").click()
-        expect(page.locator(".cm-content")).to_contain_text("NotImplementedError", timeout=20_000)
+        # The starter is loaded. Any exercise may be drawn: not every starter raises
+        # NotImplementedError (compile-break-free's works and breaks the graph).
+        expect(page.locator(".cm-content")).to_contain_text("def ", timeout=20_000)
         screenshot(page, f"coding-round-{size}-{theme}", full_page=True)
         assert _serious(page) == []
         page.get_by_role("button", name="I'm done: end the round").click()
@@ -114,7 +116,7 @@ def test_a_mock_interview_with_its_coding_round_and_follow_up(guest: Page) -> No
     expect(page.locator("h1")).to_have_text("Mock interview · coding round")
     slug = page.locator("article.exercise").get_attribute("data-exercise")
     assert slug
-    expect(page.locator(".cm-content")).to_contain_text("NotImplementedError", timeout=20_000)
+    expect(page.locator(".cm-content")).to_contain_text("def ", timeout=20_000)
     page.evaluate(
         "code => document.querySelector('article.exercise').backpropEditor.setValue(code)",
         (EXERCISES / slug / "reference.py").read_text(),
