@@ -30,6 +30,7 @@ pytest_plugins = ["tests.support.redis_server"]
 NO_DATABASE = (
     "tests/exercises/",
     "tests/services/test_code_shape.py",
+    "tests/services/test_side_by_side.py",
     "tests/services/test_solve_rating.py",
     "tests/sandbox/test_cgroups.py",
     "tests/sandbox/test_content_runs.py",

@@ -37,10 +37,10 @@ from app.services import (
     exercise_status,
     exercises,
     learners,
+    submissions,
 )
 from app.services.drafts import MAX_DRAFT_CHARACTERS
 from app.web.templating import render
-from sandbox.protocol import WorkerStatus
 
 router = APIRouter(include_in_schema=False, dependencies=[Depends(identify_for_page)])
 DIFFICULTIES = ("easy", "medium", "hard")
@@ -106,18 +106,11 @@ async def exercise_page(
     context = await asyncio.to_thread(
         _page_context, engine, identity, slug, settings.content_dir, review=review, now=clock
     )
-    gpu_absent = _gpu_absent(sandbox, context["exercise"])  # type: ignore[arg-type]
+    exercise: Exercise = context["exercise"]  # type: ignore[assignment]
+    # Why the page offers no GPU row, as a `both` submission would say (empty when it does).
+    gpu_absent = submissions.devices_for(exercise.backend_list, sandbox).absent.get("cuda", "")
     page = {**context, "sandbox": sandbox, "gpu_absent": gpu_absent}
     return render(request, "exercises/detail.html", page)
-
-
-def _gpu_absent(sandbox: WorkerStatus, exercise: Exercise) -> str:
-    """Why this page offers no GPU, in a sentence (empty when it does)."""
-    if "cuda" not in exercise.backend_list:
-        return "This exercise is graded on the CPU only."
-    if "cuda" in sandbox.backends:
-        return ""
-    return sandbox.absent.get("cuda") or "This server has no GPU backend right now."
 
 
 def _page_context(

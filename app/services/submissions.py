@@ -52,9 +52,18 @@ class SideBySide:
 
 
 def side_by_side(engine: Engine, slug: str, status: WorkerStatus) -> SideBySide:
-    """The devices a submission with backend `both` is graded on here. Blocking."""
+    """The devices a submission with backend `both` is graded on here; InvalidInput when
+    there is none. Blocking."""
     with engine.connect() as connection:
-        offered = exercises.one(connection, slug).backend_list
+        devices = devices_for(exercises.one(connection, slug).backend_list, status)
+    if not devices.backends:
+        raise InvalidInput(" ".join(devices.absent.values()))
+    return devices
+
+
+def devices_for(offered: list[str], status: WorkerStatus) -> SideBySide:
+    """Which of the CPU and the GPU an exercise graded on `offered` is graded on now, and
+    why each other one is not (the exercise page says the same of its GPU row)."""
     backends: list[str] = []
     absent: dict[str, str] = {}
     for backend in ("cpu", "cuda"):
@@ -71,8 +80,6 @@ def side_by_side(engine: Engine, slug: str, status: WorkerStatus) -> SideBySide:
             absent[backend] = status.absent.get(backend) or (
                 f"This server has no {backend.upper()} backend right now."
             )
-    if not backends:
-        raise InvalidInput(" ".join(absent.values()))
     return SideBySide(backends, absent)
 
 
