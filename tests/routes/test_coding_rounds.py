@@ -398,3 +398,17 @@ def test_hints_wait_while_the_learners_round_on_it_runs(client: TestClient, cloc
     clock.now += timedelta(minutes=20)  # time is up: help opens
     shown = client.post(f"/api/exercises/{slug}/hints")
     assert shown.status_code == 200 and shown.json()["hint"]["text"]
+
+
+def test_a_running_round_has_the_exercise_workbench_without_help_or_a_second_device(
+    client: TestClient, clock: Clock
+) -> None:
+    """The round page shares the exercise page's editor and results (one template, the
+    script's element ids), but offers no hints, no solution and no side-by-side grading."""
+    opened = client.post("/api/coding-rounds", json={"minutes": 20}).json()
+    page = client.get(f"/coding/{opened['id']}").text
+    assert 'id="submit-tests"' in page and 'id="grading"' in page
+    for absent in ('id="both-devices"', 'id="device-compare"', 'id="hints"', "reveal-solution"):
+        assert absent not in page, absent
+    exercise_page = client.get(f"/exercises/{opened['exercise']['slug']}").text
+    assert 'id="submit-tests"' in exercise_page and 'id="device-compare"' in exercise_page
