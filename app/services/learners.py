@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Iterable
 from datetime import datetime
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from sqlalchemy import bindparam, delete, update
 from sqlalchemy import select as core_select
@@ -180,8 +180,24 @@ def merge(session: Session, *, source: Learner, target: Learner) -> None:
         session.execute(
             update(model).where(col(model.learner_id) == source.id).values(learner_id=target.id)
         )
-    _merge_question_cards(session, source_id=source.id, target=ours)
-    _merge_exercise_cards(session, source_id=source.id, target=ours)
+    _merge_cards(
+        session,
+        source_id=source.id,
+        target=ours,
+        events=ReviewEvent,
+        key=ReviewEvent.question_id,
+        cards=ReviewCard,
+        recompute=review.recompute,
+    )
+    _merge_cards(
+        session,
+        source_id=source.id,
+        target=ours,
+        events=ExerciseReviewEvent,
+        key=ExerciseReviewEvent.exercise_slug,
+        cards=ExerciseCard,
+        recompute=exercise_review.recompute,
+    )
     for day in session.exec(select(Activity).where(Activity.learner_id == source.id)):
         study.count_day(ours, day.day, views=day.views, runs=day.runs, checks=day.checks)
     session.execute(delete(Activity).where(col(Activity.learner_id) == source.id))
@@ -191,37 +207,23 @@ def merge(session: Session, *, source: Learner, target: Learner) -> None:
         study.refresh_status(ours, item)
 
 
-def _merge_question_cards(session: Session, *, source_id: int, target: LearnerScope) -> None:
-    """The guest's question reviews join the account's log, and each card of a question
-    the guest reviewed is the merged log replayed."""
-    questions = set(
-        session.exec(select(ReviewEvent.question_id).where(ReviewEvent.learner_id == source_id))
-    )
+def _merge_cards(
+    session: Session,
+    *,
+    source_id: int,
+    target: LearnerScope,
+    events: Any,
+    key: Any,
+    cards: Any,
+    recompute: Callable[[LearnerScope, Any], object],
+) -> None:
+    """The guest's review events (of questions, or of exercises) join the account's log,
+    and each card the guest had is the merged log replayed (`recompute`): a card is derived
+    from its log, never merged by hand."""
+    keys = set(session.exec(select(key).where(events.learner_id == source_id)))
     session.execute(
-        update(ReviewEvent)
-        .where(col(ReviewEvent.learner_id) == source_id)
-        .values(learner_id=target.learner_id)
+        update(events).where(events.learner_id == source_id).values(learner_id=target.learner_id)
     )
-    session.execute(delete(ReviewCard).where(col(ReviewCard.learner_id) == source_id))
-    for question_id in sorted(questions):
-        review.recompute(target, question_id)
-
-
-def _merge_exercise_cards(session: Session, *, source_id: int, target: LearnerScope) -> None:
-    """The guest's exercise review events join the account's log, and each card of an
-    exercise the guest solved is the merged log replayed."""
-    slugs = set(
-        session.exec(
-            select(ExerciseReviewEvent.exercise_slug).where(
-                ExerciseReviewEvent.learner_id == source_id
-            )
-        )
-    )
-    session.execute(
-        update(ExerciseReviewEvent)
-        .where(col(ExerciseReviewEvent.learner_id) == source_id)
-        .values(learner_id=target.learner_id)
-    )
-    session.execute(delete(ExerciseCard).where(col(ExerciseCard.learner_id) == source_id))
-    for slug in sorted(slugs):
-        exercise_review.recompute(target, slug)
+    session.execute(delete(cards).where(cards.learner_id == source_id))
+    for found in sorted(keys):
+        recompute(target, found)
