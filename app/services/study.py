@@ -221,13 +221,15 @@ def record_run(
 ) -> None:
     """A run ended; it counts as practice on the day, and on its item when it had one."""
     now = now or utcnow()
-    count_day(scope, now.date(), runs=1)
+    # The item's row before the day's, as the visit writer takes them: in the other order,
+    # PostgreSQL found the two transactions deadlocked on each other.
     if item is not None:
         row = _row(scope, item)
         row.runs += 1
         row.runs_ok += int(ok)
         _save(scope, row)
-        refresh_status(scope, item)
+        refresh_status(scope, item)  # flushes the item's row
+    count_day(scope, now.date(), runs=1)
 
 
 def refresh_status(
