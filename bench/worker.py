@@ -18,6 +18,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from sandbox import cgroups  # noqa: E402
 from sandbox.protocol import PROTOCOL_VERSION  # noqa: E402
 
 
@@ -59,6 +60,24 @@ def run_lab(
     return [json.loads(line) for line in found], wall, events[-1].get("result", {}), out
 
 
+def cgroup_args(name: str) -> list[str]:
+    """On a cgroup v2 host, `--cgroup` with a folder of the bench's own under the hierarchy's
+    root: a shell's cgroup (where this runs) cannot hand controllers to runs. None on v1."""
+    layout = cgroups.layout.current()
+    if isinstance(layout, str) or layout.version != 2 or layout.unified is None:
+        return []
+    root = layout.unified
+    while (root.parent / "cgroup.controllers").exists():
+        root = root.parent
+    home = root / "backprop-bench"
+    home.mkdir(exist_ok=True)
+    offered = (home / "cgroup.controllers").read_text().split()
+    wanted = " ".join(f"+{c}" for c in cgroups.layout.V2_REQUIRED if c in offered)
+    (home / "cgroup.subtree_control").write_text(wanted)
+    (home / name).mkdir(exist_ok=True)
+    return ["--cgroup", str(home / name)]
+
+
 @contextmanager
 def started_worker(*args: str, python: tuple[str, ...] = ("-m", "sandbox")) -> Iterator[Path]:
     """`python -m sandbox` (or `python *python`, a starter that runs it) on a private state
@@ -69,7 +88,7 @@ def started_worker(*args: str, python: tuple[str, ...] = ("-m", "sandbox")) -> I
     with open(log_path, "wb") as log:
         worker = subprocess.Popen(
             [sys.executable, *python, "--socket", str(sock_path),
-             "--state-dir", str(base / "state"), *args],
+             "--state-dir", str(base / "state"), *cgroup_args(base.name), *args],
             cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,
         )  # fmt: skip
     try:

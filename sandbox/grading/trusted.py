@@ -9,7 +9,12 @@ from collections.abc import Callable
 
 from sandbox.grading.exercise import Exercise
 from sandbox.grading.runner import Grading, grade
-from sandbox.grading.solution import LocalSolution, solution_traceback
+from sandbox.grading.solution import (
+    SOLUTION_FILENAME,
+    LocalSolution,
+    load_source,
+    solution_traceback,
+)
 from sandbox.protocol.grading import GradingReport, Mode, TestResult
 
 
@@ -19,13 +24,15 @@ def grade_in_process(
     *,
     mode: Mode = Mode.SUBMIT,
     seed: int = 0,
+    device: str = "cpu",
     on_result: Callable[[TestResult], None] = lambda r: None,
 ) -> GradingReport:
-    """Grade `code` (one of our own solutions) against `exercise` in this process."""
+    """Grade `code` (one of our own solutions) against `exercise` in this process, the
+    learner's side on `device` (the reference stays on the CPU, as in the jailed grader)."""
     reference = LocalSolution.from_source(exercise.reference, "reference.py")
     problem = None
     try:
-        learner = LocalSolution.from_source(code)
+        learner = LocalSolution(load_source(code, SOLUTION_FILENAME), device=device)
     except Exception as exc:
         problem = "Your code did not load:\n" + solution_traceback(exc)
         learner = LocalSolution({})

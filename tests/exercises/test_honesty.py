@@ -49,3 +49,39 @@ def test_every_mutant_fails_a_hidden_test(
     report = grade_in_process(exercise, exercise.mutants[mutant], seed=0)
     caught = [t.name for t in report.tests if t.hidden and t.status is not TestStatus.PASS]
     assert caught, f"no hidden test catches the mutant {mutant}"
+
+
+# The same matrix with the learner's side on the GPU, for every exercise that offers the CUDA
+# backend: the reference passes within the tolerances stated for CUDA, and every mutant still
+# fails a hidden test there. Skipped where torch sees no GPU (CI); the README says where these ran.
+def _on_the_gpu(slug: str, loaded: dict[str, Exercise]) -> Exercise:
+    import torch
+
+    if not torch.cuda.is_available():
+        pytest.skip("torch sees no CUDA GPU on this host")
+    exercise = loaded[slug]
+    if "cuda" not in exercise.config.backends:
+        pytest.skip(f"{slug} is graded on the CPU only")
+    return exercise
+
+
+@pytest.mark.parametrize("slug", NAMES)
+def test_the_reference_passes_every_test_on_the_gpu(slug: str, loaded: dict[str, Exercise]) -> None:
+    exercise = _on_the_gpu(slug, loaded)
+    for seed in SEEDS[:2]:
+        report = grade_in_process(exercise, exercise.reference, seed=seed, device="cuda")
+        failing = [(t.name, t.message) for t in report.tests if t.status is not TestStatus.PASS]
+        assert report.verdict is GradingVerdict.PASSED, (seed, failing)
+
+
+@pytest.mark.parametrize(
+    ("slug", "mutant"),
+    [(p.name, m.stem) for p in exercise_folders() for m in sorted(p.glob("mutants/*.py"))],
+)
+def test_every_mutant_fails_a_hidden_test_on_the_gpu(
+    slug: str, mutant: str, loaded: dict[str, Exercise]
+) -> None:
+    exercise = _on_the_gpu(slug, loaded)
+    report = grade_in_process(exercise, exercise.mutants[mutant], seed=0, device="cuda")
+    caught = [t.name for t in report.tests if t.hidden and t.status is not TestStatus.PASS]
+    assert caught, f"no hidden test catches the mutant {mutant} on the GPU"

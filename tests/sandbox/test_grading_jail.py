@@ -22,9 +22,14 @@ def exercise(slug: str) -> Exercise:
 
 
 def graded(
-    worker: WorkerHandle, ex: Exercise, code: str, mode: Mode = Mode.SUBMIT, seed: int = 7
+    worker: WorkerHandle,
+    ex: Exercise,
+    code: str,
+    mode: Mode = Mode.SUBMIT,
+    seed: int = 7,
+    backend: str = "cpu",
 ) -> dict[str, Any]:
-    return worker.grade(code, grading_request(ex, mode, seed).to_json())
+    return worker.grade(code, grading_request(ex, mode, seed).to_json(), backend=backend)
 
 
 # clip-grad-norm: its performance test times the learner's function bound to parameters kept
@@ -93,3 +98,34 @@ def test_the_jailed_grader_and_the_trusted_runner_agree(worker: WorkerHandle) ->
             (t.name, t.status.value) for t in trusted.tests
         ]
         assert jailed["score"] == trusted.score
+
+
+# The learner's jail on the GPU (the grader's stays on the CPU): skipped where the worker has
+# no CUDA backend; the README says where these ran.
+GPU_SAMPLE = ["stable-softmax", "gelu-autograd-function", "adamw-bias-correction", "lora-linear"]
+
+
+@pytest.mark.parametrize("slug", GPU_SAMPLE)
+def test_the_reference_passes_through_the_jails_on_the_gpu(worker: WorkerHandle, slug: str) -> None:
+    if "cuda" not in worker.status()["backends"]:
+        pytest.skip("this host's worker has no CUDA backend (no NVIDIA GPU answered)")
+    ex = exercise(slug)
+    result = graded(worker, ex, ex.reference, backend="cuda")
+    assert result["verdict"] == "ok", result["detail"]
+    grading = result["grading"]
+    failing = [(t["name"], t["message"]) for t in grading["tests"] if t["status"] != "pass"]
+    assert grading["verdict"] == "passed", failing
+    assert "on cuda" in " ".join(grading["tolerances"].values())
+    assert grading["performance"]["ratio"] > 0
+
+
+@pytest.mark.parametrize("slug", GPU_SAMPLE)
+def test_a_mutant_fails_a_hidden_test_through_the_jails_on_the_gpu(
+    worker: WorkerHandle, slug: str
+) -> None:
+    if "cuda" not in worker.status()["backends"]:
+        pytest.skip("this host's worker has no CUDA backend (no NVIDIA GPU answered)")
+    ex = exercise(slug)
+    grading = graded(worker, ex, ex.mutants[sorted(ex.mutants)[0]], backend="cuda")["grading"]
+    assert grading["verdict"] == "failed"
+    assert any(t["hidden"] and t["status"] == "fail" for t in grading["tests"])
