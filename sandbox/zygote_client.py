@@ -80,7 +80,10 @@ class Zygote:
                 str(os.getpid()),
             ],
             pass_fds=(theirs.fileno(),),
-            env=env,
+            # launch.py must import this package before it has the neutral paths: from this
+            # checkout, whether or not it is installed (it starts in /, so not from the working
+            # folder). It replaces PYTHONPATH with the neutral one before it becomes the zygote.
+            env={**env, "PYTHONPATH": str(Path(__file__).resolve().parent.parent)},
             stdin=subprocess.DEVNULL,
             cwd="/",
         )
