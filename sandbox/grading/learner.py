@@ -16,6 +16,7 @@ its frames untouched: the grader checks them."""
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import os
 import select
@@ -40,16 +41,17 @@ def run(code: str, grader_fd: int, threads: int, cuda: bool, gpu_memory_fraction
     import torch
 
     torch.set_num_threads(threads)
-    if cuda:
-        torch.cuda.set_per_process_memory_fraction(gpu_memory_fraction)
-    return serve(code, grader_fd, "cuda" if cuda else "cpu")
+    # The relay never touches CUDA: a process that did cannot fork one that uses it ("Cannot
+    # re-initialize CUDA in forked subprocess", seen on an H100). Each server sets the cap.
+    return serve(code, grader_fd, "cuda" if cuda else "cpu", gpu_memory_fraction)
 
 
-def serve(code: str, grader_fd: int, device: str) -> int:
+def serve(code: str, grader_fd: int, device: str, gpu_memory_fraction: float = 0.5) -> int:
     """The relay. Returns once the grader has closed its end."""
     grader = socket.socket(fileno=grader_fd)
+    fork = functools.partial(_fork_server, code, grader, device, gpu_memory_fraction)
     # The first server starts loading the code at once, while the grader sets itself up.
-    server: tuple[int, socket.socket] | None = _fork_server(code, grader, device, quiet=False)
+    server: tuple[int, socket.socket] | None = fork(quiet=False)
     unread = True  # the server's first frame (did the code load?) is still to be read
     while True:
         try:
@@ -62,7 +64,7 @@ def serve(code: str, grader_fd: int, device: str) -> int:
         except (ValueError, TypeError):
             timeout = 10.0
         if server is None:
-            server = _fork_server(code, grader, device, quiet=True)
+            server = fork(quiet=True)
             unread = True
         if unread:
             unread = False
@@ -151,7 +153,7 @@ def _end(server: tuple[int, socket.socket]) -> None:
 
 
 def _fork_server(
-    code: str, grader: socket.socket, device: str, quiet: bool
+    code: str, grader: socket.socket, device: str, gpu_memory_fraction: float, quiet: bool
 ) -> tuple[int, socket.socket]:
     ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
     pid = os.fork()
@@ -160,6 +162,10 @@ def _fork_server(
         ours.close()
         status = 0
         try:
+            if device == "cuda":
+                import torch
+
+                torch.cuda.set_per_process_memory_fraction(gpu_memory_fraction)
             _server(code, theirs, device, quiet)
         except BaseException:  # whatever the learner's code did, end here
             status = 1

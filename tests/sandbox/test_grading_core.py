@@ -3,7 +3,12 @@
 from __future__ import annotations
 
 import json
+import socket
 import struct
+import subprocess
+import sys
+import time
+from pathlib import Path
 
 import pytest
 import torch
@@ -203,3 +208,42 @@ def test_a_graded_performance_test_fails_a_solution_far_slower_than_the_referenc
     assert results["slow"].status is TestStatus.FAIL, results["slow"].message
     assert "the limit is 3x" in results["slow"].message
     assert "interleaved rounds" in results["fast"].message
+
+
+RELAY = """
+import os, sys, torch
+from sandbox.grading import learner
+
+def record(fraction):
+    with open(sys.argv[2], "a") as f:
+        f.write(f"{os.getpid()} {fraction}\\n")
+
+torch.cuda.set_per_process_memory_fraction = record
+print(os.getpid(), flush=True)
+learner.serve("x = 1\\n", int(sys.argv[1]), "cuda", 0.3)
+"""
+
+
+def test_the_relay_leaves_cuda_to_the_server_it_forks(tmp_path: Path) -> None:
+    """A process that touched CUDA cannot fork one that uses it: on a GPU the relay must not
+    set the memory cap itself (every graded GPU run failed so on an H100). The relay runs in a
+    process of its own with CUDA's call replaced by a recorder, so this holds without a GPU."""
+    calls = tmp_path / "calls"
+    calls.touch()
+    ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+    relay = subprocess.Popen(
+        [sys.executable, "-c", RELAY, str(theirs.fileno()), str(calls)],
+        pass_fds=(theirs.fileno(),),
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    theirs.close()
+    assert relay.stdout is not None
+    relay_pid = int(relay.stdout.readline())
+    deadline = time.monotonic() + 60
+    while not calls.read_text() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    ours.close()  # the grader hangs up: the relay ends its server and returns
+    assert relay.wait(timeout=30) == 0
+    [(pid, fraction)] = [line.split() for line in calls.read_text().splitlines()]
+    assert int(pid) != relay_pid and float(fraction) == 0.3
