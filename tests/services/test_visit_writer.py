@@ -184,3 +184,44 @@ def test_a_flush_into_a_transaction_that_fails_keeps_the_visits_and_the_callers_
     with Session(engine) as session:
         assert session.exec(select(Learner).where(Learner.visitor == "kept")).one()
     assert writer.deferred(learner_id=999_999, item_id=999_999) == (1, at)
+
+
+def test_a_runs_outcome_and_the_visit_writer_meet_without_deadlock(engine: Engine) -> None:
+    """A finished run (study.record_run: the item's row, then the day's) and the writer's
+    deferred visits (the same two rows) write at the same moments for one learner and item,
+    many times over. On PostgreSQL the two once took the rows in opposite orders and one of
+    them died in a deadlock; here every write lands and every count adds up."""
+    from app.domain import LearnerScope
+    from app.services import study
+
+    (learner,), (item_id, *_) = _learners_and_items(engine, 1)
+    writer = VisitWriter(engine)
+    now = datetime.now(UTC)
+    writer.record(learner_id=learner, item_id=item_id, at=now)  # a first visit, written
+    rounds = 25
+    start = threading.Barrier(2)
+
+    def runs() -> None:
+        for _ in range(rounds):
+            start.wait(timeout=30)
+            with Session(engine) as session:
+                item = session.get(Item, item_id)
+                assert item is not None
+                study.record_run(LearnerScope(session, learner), item, ok=True, now=now)
+                session.commit()
+
+    def visits() -> None:
+        for _ in range(rounds):
+            writer.defer(learner_id=learner, item_id=item_id, at=now)
+            start.wait(timeout=30)
+            writer.flush()
+
+    with ThreadPoolExecutor(2) as pool:
+        for done in [pool.submit(runs), pool.submit(visits)]:
+            done.result(timeout=120)  # raises what either thread raised
+    writer.flush()
+    row = _progress(engine, learner, item_id)
+    assert row is not None and row.runs == rounds and row.visits == 1 + rounds
+    with Session(engine) as session:
+        day = session.exec(select(Activity).where(Activity.learner_id == learner)).one()
+    assert day.runs == rounds and day.views == 1 + rounds
