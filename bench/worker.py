@@ -61,19 +61,11 @@ def run_lab(
 
 
 def cgroup_args(name: str) -> list[str]:
-    """On a cgroup v2 host, `--cgroup` with a folder of the bench's own under the hierarchy's
-    root: a shell's cgroup (where this runs) cannot hand controllers to runs. None on v1."""
-    layout = cgroups.layout.current()
-    if isinstance(layout, str) or layout.version != 2 or layout.unified is None:
+    """On a cgroup v2 host, `--cgroup` with a folder of the bench's own (a shell's cgroup,
+    where this runs, cannot hand controllers to runs). None on v1."""
+    home = cgroups.layout.home_at_root("backprop-bench")
+    if home is None:
         return []
-    root = layout.unified
-    while (root.parent / "cgroup.controllers").exists():
-        root = root.parent
-    home = root / "backprop-bench"
-    home.mkdir(exist_ok=True)
-    offered = (home / "cgroup.controllers").read_text().split()
-    wanted = " ".join(f"+{c}" for c in cgroups.layout.V2_REQUIRED if c in offered)
-    (home / "cgroup.subtree_control").write_text(wanted)
     (home / name).mkdir(exist_ok=True)
     return ["--cgroup", str(home / name)]
 

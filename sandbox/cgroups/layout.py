@@ -124,3 +124,23 @@ def current() -> Layout | str:
     except OSError as exc:
         return f"cannot read this process's cgroups: {exc}"
     return detect(mountinfo, proc_cgroup)
+
+
+def home_at_root(name: str) -> Path | None:
+    """On a cgroup v2 host, a folder `name` directly under the hierarchy's root, with the
+    controllers runs need handed to its children, for workers started from a shell (whose
+    cgroup cannot hand controllers on: systemd delegates only to services; it also holds the
+    shell). None on v1, where a worker can use the cgroup it starts in. OSError where this
+    process may not write there (not root)."""
+    layout = current()
+    if isinstance(layout, str) or layout.version != 2 or layout.unified is None:
+        return None
+    root = layout.unified
+    while (root.parent / "cgroup.controllers").exists():
+        root = root.parent
+    home = root / name
+    home.mkdir(exist_ok=True)
+    offered = (home / "cgroup.controllers").read_text().split()
+    wanted = " ".join(f"+{c}" for c in V2_REQUIRED if c in offered)
+    (home / "cgroup.subtree_control").write_text(wanted)
+    return home

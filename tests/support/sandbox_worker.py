@@ -34,21 +34,10 @@ def delegated_home() -> Path | None:
     process cannot hand controllers to runs (a shell's, where systemd delegates only to
     services; it also holds pytest): a folder under the hierarchy's root. None where a worker
     can use the cgroup it starts in (cgroup v1)."""
-    layout = cgroups.layout.current()
-    if isinstance(layout, str) or layout.version != 2 or layout.unified is None:
-        return None
-    root = layout.unified
-    while (root.parent / "cgroup.controllers").exists():
-        root = root.parent
-    home = root / "backprop-tests"
     try:
-        home.mkdir(exist_ok=True)
-        offered = (home / "cgroup.controllers").read_text().split()
-        wanted = " ".join(f"+{c}" for c in cgroups.layout.V2_REQUIRED if c in offered)
-        (home / "cgroup.subtree_control").write_text(wanted)
+        return cgroups.layout.home_at_root("backprop-tests")
     except OSError:
         return None  # not root, or not writable: isolation_problem says why
-    return home
 
 
 def worker_layout(state_dir: Path) -> cgroups.Layout | None:
