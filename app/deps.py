@@ -72,6 +72,12 @@ async def _session(request: Request) -> AsyncIterator[Session]:
         await close_off_loop(session)
 
 
+def app_clock(request: Request) -> Callable[[], datetime]:
+    """The app's clock, for a handler to read in a thread (on PostgreSQL it asks the
+    database)."""
+    return app_state(request).clock
+
+
 def _now(request: Request) -> datetime:
     # Plain `def`: on PostgreSQL the clock asks the database.
     return app_state(request).clock()
@@ -131,22 +137,21 @@ async def identify_for_page(request: Request, credentials: BearerDep) -> Identit
 async def identify_for_page_then(
     request: Request,
     credentials: HTTPAuthorizationCredentials | None,
-    work: Callable[[Identity], Read],
+    work: Callable[[Identity], tuple[Read, int]],
 ) -> Read:
-    """`identify_for_page`, then `work(identity)` (a page's reading, blocking) in the same
-    thread hop: a signed-in reader's page pays for one hand-over to a thread, not two. The
-    identity is kept on request.state before `work` runs, so an error page `work` raises
-    still knows who is asking."""
-    cached: Identity | None = getattr(request.state, "identity", None)
-    if cached is not None:
-        return await asyncio.to_thread(work, cached)
+    """Who asks, as `identify_for_page` says, then `work(identity)` (a page's reading,
+    blocking) in the same thread hop: a signed-in reader's page pays for one hand-over to a
+    thread, not two. `work` gives its reading and the asker's due count (the navigation's),
+    which it reads with the rest. The identity is kept on request.state before `work` runs,
+    so an error page that `work` raises still knows who is asking."""
     await web_identity.check_csrf(request, bearer=credentials is not None)
+    cached: Identity | None = getattr(request.state, "identity", None)
     state = app_state(request)
-    if not _needs_thread(request, credentials, count_due=True):
-        return await asyncio.to_thread(work, _resolve_guest(request))
 
     def look_up_then_work() -> Read:
-        return work(_look_up(state, request, credentials, count_due=True))
+        identity = cached or _look_up(state, request, credentials, count_due=False)
+        read, request.state.due_for_review = work(identity)
+        return read
 
     return await asyncio.to_thread(look_up_then_work)
 

@@ -18,7 +18,7 @@ from app.domain import InvalidFilter
 from app.services import content_cache, dashboard, items, search
 from app.services.items import ItemFilter
 from app.services.progress import STATUS_LABELS, Status
-from app.services.visits import open_item, standing
+from app.services.visits import item_with_lab, standing
 from app.web.templating import render
 
 router = APIRouter(include_in_schema=False, dependencies=[Depends(identify_for_page)])
@@ -120,10 +120,9 @@ def item_list(
 
 
 @router.get("/items/{slug}/measurements")
-def lab_measurements(
-    request: Request, slug: str, identity: IdentityDep, engine: EngineDep
-) -> HTMLResponse:
+def lab_measurements(request: Request, slug: str, engine: EngineDep) -> HTMLResponse:
     """A lab's kept measurements alone: what its page swaps in when a run of it ends, so a
     new result shows at once. Not a visit."""
-    page, _view, lab = open_item(engine, identity, slug=slug, record=None)
+    with engine.connect() as connection:
+        page, lab = item_with_lab(connection, slug)
     return render(request, "items/_lab.html", {"item": page.item, "lab": lab})

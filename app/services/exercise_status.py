@@ -13,7 +13,6 @@ from typing import Any
 
 from sqlalchemy import (
     BindParameter,
-    CompoundSelect,
     Connection,
     Select,
     String,
@@ -40,10 +39,12 @@ LABELS = {
 }
 
 
-def _events(*, narrowed: bool) -> CompoundSelect[str, str, datetime]:
-    """Every (slug, kind, when) event of one learner's exercises, narrowed to the slugs in
-    `slugs` when `narrowed`: built once, so a page pays for running it, not building it."""
-    learner: BindParameter[int] = bindparam("learner")
+def event_selects(
+    learner: Any, slugs: BindParameter[list[str]] | None = None
+) -> list[Select[str, str, datetime]]:
+    """The (slug, kind, when) events of one learner's exercises, from runs, hints and
+    reveals: three selects to join in a union, narrowed to `slugs` when given. `learner`:
+    who, as a column expression or a bound parameter."""
     passed = and_(col(Run.grading_mode) == "submit", col(Run.grading_verdict) == "passed")
     runs: Select[str, str, datetime] = core_select(
         col(Run.exercise_slug).label("slug"),
@@ -58,16 +59,16 @@ def _events(*, narrowed: bool) -> CompoundSelect[str, str, datetime]:
         cast(literal("reveal"), String(8)),
         col(SolutionReveal.revealed_at),
     ).where(col(SolutionReveal.learner_id) == learner)
-    if narrowed:
-        slugs: BindParameter[list[str]] = bindparam("slugs", expanding=True)
+    if slugs is not None:
         runs = runs.where(col(Run.exercise_slug).in_(slugs))
         hints = hints.where(col(HintView.exercise_slug).in_(slugs))
         reveals = reveals.where(col(SolutionReveal.exercise_slug).in_(slugs))
-    return union_all(runs, hints, reveals)
+    return [runs, hints, reveals]
 
 
-_ALL_EVENTS = _events(narrowed=False)
-_EVENTS_OF = _events(narrowed=True)
+# Built once, so a page pays for running them, not building them.
+_ALL_EVENTS = union_all(*event_selects(bindparam("learner")))
+_EVENTS_OF = union_all(*event_selects(bindparam("learner"), bindparam("slugs", expanding=True)))
 
 
 def statuses(
