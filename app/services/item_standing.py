@@ -18,7 +18,6 @@ from sqlalchemy import (
     Boolean,
     CompoundSelect,
     Connection,
-    DateTime,
     Integer,
     String,
     bindparam,
@@ -38,7 +37,9 @@ from app.services.study import ProgressLine
 LEARNER, DUE, PROGRESS, CHECK, RUN, DRAFT, EVENT = range(7)
 # Each part's columns by position after the part number: two integers, a flag, four texts
 # and a time. The first part's casts give every column its type (and its result handling:
-# SQLite keeps times as text and flags as integers).
+# SQLite keeps times as text and flags as integers); the time's is the tables' own, which
+# gives times back in UTC.
+_TIME = ItemProgress.__table__.c.last_visit_at.type  # type: ignore[attr-defined]
 _SHAPE = (
     ("i1", Integer),
     ("i2", Integer),
@@ -47,7 +48,7 @@ _SHAPE = (
     ("s2", String),
     ("s3", String),
     ("s4", String),
-    ("t1", DateTime),
+    ("t1", _TIME),
 )
 
 
