@@ -143,13 +143,18 @@ async def identify_for_page_then(
     blocking) in the same thread hop: a signed-in reader's page pays for one hand-over to a
     thread, not two. `work` gives its reading and the asker's due count (the navigation's),
     which it reads with the rest. The identity is kept on request.state before `work` runs,
-    so an error page that `work` raises still knows who is asking."""
+    so an error page that `work` raises still knows who is asking; the user's row is not
+    read (request.state.user stays None): a page that needs it (`CurrentUser`) depends on
+    `identify_for_page` instead."""
     await web_identity.check_csrf(request, bearer=credentials is not None)
     cached: Identity | None = getattr(request.state, "identity", None)
     state = app_state(request)
 
     def look_up_then_work() -> Read:
-        identity = cached or _look_up(state, request, credentials, count_due=False)
+        identity = cached
+        if identity is None:
+            identity = web_identity.resolve_owner(request, credentials, state.engine)
+            _keep(request, identity, None, due=0)
         read, request.state.due_for_review = work(identity)
         return read
 
