@@ -40,11 +40,12 @@ LABELS = {
 
 
 def event_selects(
-    learner: Any, slugs: BindParameter[list[str]] | None = None
+    learner: Any, slugs: BindParameter[list[str]] | Sequence[BindParameter[str]] | None = None
 ) -> list[Select[str, str, datetime]]:
     """The (slug, kind, when) events of one learner's exercises, from runs, hints and
-    reveals: three selects to join in a union, narrowed to `slugs` when given. `learner`:
-    who, as a column expression or a bound parameter."""
+    reveals: three selects to join in a union, narrowed to `slugs` when given (an expanding
+    parameter, or one parameter per slug). `learner`: who, as a column expression or a
+    bound parameter."""
     passed = and_(col(Run.grading_mode) == "submit", col(Run.grading_verdict) == "passed")
     runs: Select[str, str, datetime] = core_select(
         col(Run.exercise_slug).label("slug"),

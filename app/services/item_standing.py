@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
+from functools import cache
 from typing import Any
 
 from sqlalchemy import (
@@ -62,9 +63,12 @@ def _row(part: int, **given: Any) -> list[Any]:
     ]
 
 
-def _statement(*, by_user: bool) -> CompoundSelect[Any]:
+@cache
+def _statement(*, by_user: bool, exercises: int) -> CompoundSelect[Any]:
     """The reader's rows for the item `item`, for the learner of the user (or the visitor)
-    `owner`, with the exercises `slugs` and the due count at `now`."""
+    `owner`, with the `exercises` slugs `slug_0`, `slug_1`... and the due count at `now`.
+    Built once per shape: an expanding IN would render the whole statement's text again
+    at every execution, which cost more than running it."""
     owner = (col(Learner.user_id) if by_user else col(Learner.visitor)) == bindparam("owner")
     me = core_select(col(Learner.id).label("id")).where(owner).cte("me")
     item: BindParameter[int] = bindparam("item")
@@ -104,8 +108,8 @@ def _statement(*, by_user: bool) -> CompoundSelect[Any]:
             )
         ),
     ]
-    slugs: BindParameter[list[str]] = bindparam("slugs", expanding=True)
-    for events in exercise_status.event_selects(me.c.id, slugs):
+    slugs: list[BindParameter[str]] = [bindparam(f"slug_{n}") for n in range(exercises)]
+    for events in exercise_status.event_selects(me.c.id, slugs) if slugs else []:
         slug, kind, at = events.subquery().c
         parts.append(core_select(*_row(EVENT, s1=slug, s2=kind, t1=at)))
     if by_user:  # a guest's drafts stay in their browser
@@ -117,10 +121,6 @@ def _statement(*, by_user: bool) -> CompoundSelect[Any]:
     # The learner's row leads: the other parts name `me` only in their conditions.
     parts[0] = parts[0].select_from(me)
     return union_all(*parts)
-
-
-_OF_USER = _statement(by_user=True)
-_OF_VISITOR = _statement(by_user=False)
 
 
 @dataclass
@@ -146,12 +146,14 @@ def read(
 ) -> ItemStanding:
     """The reader's standing on one item, in one statement (a signed-in reader or a browser
     that has recorded something; a reader with no learner yet gets an empty standing)."""
-    owner: int | str
-    if identity.user_id is not None:
-        statement, owner = _OF_USER, identity.user_id
-    else:
-        statement, owner = _OF_VISITOR, identity.visitor
-    params = {"owner": owner, "item": item_id, "slugs": exercise_slugs, "now": now}
+    by_user = identity.user_id is not None
+    statement = _statement(by_user=by_user, exercises=len(exercise_slugs))
+    params = {
+        "owner": identity.user_id if by_user else identity.visitor,
+        "item": item_id,
+        "now": now,
+        **{f"slug_{n}": slug for n, slug in enumerate(exercise_slugs)},
+    }
     found = ItemStanding()
     checks: list[tuple[datetime, int, int, bool]] = []
     events: list[tuple[str, str, datetime]] = []
