@@ -97,7 +97,7 @@ def measure(
 ) -> list[tuple[str, dict[str, float], dict[str, float]]]:
     """(page, 1-connection figures, loaded figures) for each page, served by the checkout at
     `root` (its own app code, this interpreter) over a fresh database."""
-    with tempfile.TemporaryDirectory() as tmp:
+    with tempfile.TemporaryDirectory() as tmp, open(Path(tmp) / "server.log", "wb") as log:
         env = {
             **os.environ,
             "DATA_DIR": tmp,
@@ -122,6 +122,10 @@ def measure(
             ],
             cwd=root,
             env=env,
+            # Its log lines (one per request) go to a file: a terminal would slow the server
+            # down, and they would bury the table.
+            stdout=log,
+            stderr=subprocess.STDOUT,
         )
         base = f"http://127.0.0.1:{args.port}"
         try:
