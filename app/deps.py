@@ -9,7 +9,7 @@ import asyncio
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Annotated
+from typing import Annotated, TypeVar
 
 from fastapi import Depends, Header, Request
 from fastapi.security import HTTPAuthorizationCredentials
@@ -28,6 +28,8 @@ from app.services.visit_writer import VisitWriter
 from app.settings import Settings
 from app.web import identity as web_identity
 from app.web.cookies import VISITOR_COOKIE
+
+Read = TypeVar("Read")
 
 
 @dataclass
@@ -70,6 +72,12 @@ async def _session(request: Request) -> AsyncIterator[Session]:
         await close_off_loop(session)
 
 
+def app_clock(request: Request) -> Callable[[], datetime]:
+    """The app's clock, for a handler to read in a thread (on PostgreSQL it asks the
+    database)."""
+    return app_state(request).clock
+
+
 def _now(request: Request) -> datetime:
     # Plain `def`: on PostgreSQL the clock asks the database.
     return app_state(request).clock()
@@ -108,27 +116,49 @@ RunLimiterDep = Annotated[RunLimiter, Depends(_run_limiter)]
 AccountGuardsDep = Annotated[AccountGuards, Depends(_account_guards)]
 
 
-async def identify(
-    request: Request,
-    credentials: Annotated[
-        HTTPAuthorizationCredentials | None, Depends(web_identity.bearer_scheme)
-    ],
-) -> Identity:
+BearerDep = Annotated[HTTPAuthorizationCredentials | None, Depends(web_identity.bearer_scheme)]
+"""A bearer token, when the request sends one (for a handler that resolves the asker itself:
+`identify_for_page_then`)."""
+
+
+async def identify(request: Request, credentials: BearerDep) -> Identity:
     """Who is asking (at most one query), with CSRF enforced for browsers. Resolved once per
     request and kept on request.state, where templates read it."""
     return await _identify(request, credentials, count_due=False)
 
 
-async def identify_for_page(
-    request: Request,
-    credentials: Annotated[
-        HTTPAuthorizationCredentials | None, Depends(web_identity.bearer_scheme)
-    ],
-) -> Identity:
+async def identify_for_page(request: Request, credentials: BearerDep) -> Identity:
     """`identify`, and for a browser that has recorded something, how many questions are
     due for review (the navigation's "Review (3 due)", kept on request.state for the
     templates): both in one thread hop, for the pages."""
     return await _identify(request, credentials, count_due=True)
+
+
+async def identify_for_page_then(
+    request: Request,
+    credentials: HTTPAuthorizationCredentials | None,
+    work: Callable[[Identity], tuple[Read, int]],
+) -> Read:
+    """Who asks, as `identify_for_page` says, then `work(identity)` (a page's reading,
+    blocking) in the same thread hop: a signed-in reader's page pays for one hand-over to a
+    thread, not two. `work` gives its reading and the asker's due count (the navigation's),
+    which it reads with the rest. The identity is kept on request.state before `work` runs,
+    so an error page that `work` raises still knows who is asking; the user's row is not
+    read (request.state.user stays None): a page that needs it (`CurrentUser`) depends on
+    `identify_for_page` instead."""
+    await web_identity.check_csrf(request, bearer=credentials is not None)
+    cached: Identity | None = getattr(request.state, "identity", None)
+    state = app_state(request)
+
+    def look_up_then_work() -> Read:
+        identity = cached
+        if identity is None:
+            identity = web_identity.resolve_owner(request, credentials, state.engine)
+            _keep(request, identity, None, due=0)
+        read, request.state.due_for_review = work(identity)
+        return read
+
+    return await asyncio.to_thread(look_up_then_work)
 
 
 async def _identify(
@@ -139,18 +169,33 @@ async def _identify(
         return cached
     await web_identity.check_csrf(request, bearer=credentials is not None)
     state = app_state(request)
-    identity: Identity
-    if web_identity.needs_lookup(request, credentials) or (
+    if _needs_thread(request, credentials, count_due=count_due):
+        return await asyncio.to_thread(_look_up, state, request, credentials, count_due)
+    return _resolve_guest(request)
+
+
+def _needs_thread(
+    request: Request, credentials: HTTPAuthorizationCredentials | None, *, count_due: bool
+) -> bool:
+    """Whether resolving the asker asks the database: a session cookie or a bearer token,
+    or (for the due count) a browser that has recorded something."""
+    return web_identity.needs_lookup(request, credentials) or (
         count_due and VISITOR_COOKIE in request.cookies
-    ):
-        identity, user, due = await asyncio.to_thread(
-            _look_up, state, request, credentials, count_due
-        )
-    else:  # a guest on its first request: nothing to look up, nothing recorded
-        (identity, user), due = web_identity.resolve(request, None, None), 0
+    )
+
+
+def _resolve_guest(request: Request) -> Identity:
+    """A guest on its first request: nothing to look up, nothing recorded."""
+    identity, user = web_identity.resolve(request, None, None)
+    _keep(request, identity, user, due=0)
+    return identity
+
+
+def _keep(request: Request, identity: Identity, user: User | None, *, due: int) -> None:
+    """Where the templates and `CurrentUser` find the asker (set from the request's own
+    thread hop while the loop awaits it: nothing else touches this request meanwhile)."""
     request.state.identity, request.state.user = identity, user
     request.state.due_for_review = due
-    return identity
 
 
 def _look_up(
@@ -158,13 +203,15 @@ def _look_up(
     request: Request,
     credentials: HTTPAuthorizationCredentials | None,
     count_due: bool,
-) -> tuple[Identity, User | None, int]:
+) -> Identity:
     identity, user = web_identity.resolve(request, credentials, state.engine)
-    if not (count_due and (identity.signed_in or identity.known_browser)):
-        return identity, user, 0
-    now = state.clock()  # only now: on PostgreSQL it asks the database
-    with state.engine.connect() as connection:
-        return identity, user, review.due_for(connection, identity, now=now)
+    due = 0
+    if count_due and (identity.signed_in or identity.known_browser):
+        now = state.clock()  # only now: on PostgreSQL it asks the database
+        with state.engine.connect() as connection:
+            due = review.due_for(connection, identity, now=now)
+    _keep(request, identity, user, due=due)
+    return identity
 
 
 IdentityDep = Annotated[Identity, Depends(identify)]

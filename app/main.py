@@ -29,6 +29,7 @@ from app.routes import (
     dashboard,
     exercises,
     exercises_api,
+    item_page,
     labs_api,
     me,
     metrics,
@@ -175,13 +176,13 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     # request carries its id.
     app.add_middleware(RequestRecord)
     app.mount("/static", VersionedStaticFiles(directory=STATIC_DIR), name="static")
-    # Routes are tried in order, each included router scanning all of its own: the pages go
-    # first (no path of theirs overlaps another's), so the item page is found without first
-    # testing every API route.
+    # Routes are tried in order, each included router scanning all of its own: the item page
+    # and then the other pages go first (no path of theirs overlaps another's), so the item
+    # page is found without first testing every API route.
     routers = (
-        pages, exercises, api, runs, exercises_api, me, review_api, quizzes_api, labs_api, study,
-        dashboard, quizzes, mock, coding, coding_api, admin, admin_exercises, accounts, recovery,
-        metrics,
+        item_page, pages, exercises, api, runs, exercises_api, me, review_api, quizzes_api,
+        labs_api, study, dashboard, quizzes, mock, coding, coding_api, admin, admin_exercises,
+        accounts, recovery, metrics,
     )  # fmt: skip
     for module in routers:
         app.include_router(module.router)

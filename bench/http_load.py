@@ -7,6 +7,11 @@ page is measured twice: for a guest without cookies (what wrk is; nothing is rec
 for a signed-in reader (a bearer token: the sign-in lookup and the visit write included).
 
     .venv/bin/python bench/http_load.py [--seconds 10] [--connections 32]
+        [--only 'item page'] [--against ../checkout-before --rounds 3]
+
+With --against, the pages are measured on another checkout too (its app code, this
+interpreter), the two taking turns, so that a before and after share one run of a shared,
+noisy machine.
 
 Needs wrk (Debian package `wrk`); installs it with apt-get when run as root.
 """
@@ -87,15 +92,12 @@ def bearer_token(base: str) -> str:
         return str(json.load(response)["access_token"])
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seconds", type=int, default=10)
-    parser.add_argument("--connections", type=int, default=32)
-    parser.add_argument("--port", type=int, default=8765)
-    args = parser.parse_args()
-    wrk = ensure_wrk()
-
-    with tempfile.TemporaryDirectory() as tmp:
+def measure(
+    root: Path, pages: list[tuple[str, str]], wrk: str, args: argparse.Namespace
+) -> list[tuple[str, dict[str, float], dict[str, float]]]:
+    """(page, 1-connection figures, loaded figures) for each page, served by the checkout at
+    `root` (its own app code, this interpreter) over a fresh database."""
+    with tempfile.TemporaryDirectory() as tmp, open(Path(tmp) / "server.log", "wb") as log:
         env = {
             **os.environ,
             "DATA_DIR": tmp,
@@ -118,8 +120,12 @@ def main() -> None:
                 "warning",
                 "--no-access-log",
             ],
-            cwd=ROOT,
+            cwd=root,
             env=env,
+            # Its log lines (one per request) go to a file: a terminal would slow the server
+            # down, and they would bury the table.
+            stdout=log,
+            stderr=subprocess.STDOUT,
         )
         base = f"http://127.0.0.1:{args.port}"
         try:
@@ -131,7 +137,7 @@ def main() -> None:
                     time.sleep(0.1)
             auth = f"Authorization: Bearer {bearer_token(base)}"
             rows = []
-            for name, path in PAGES:
+            for name, path in pages:
                 headers = ["HX-Request: true"] if "htmx" in name else []
                 headers += [auth] if "signed in" in name else []
                 run_wrk(wrk, base + path, 4, 2, headers)  # warm-up
@@ -141,6 +147,33 @@ def main() -> None:
         finally:
             server.terminate()
             server.wait(timeout=10)
+    return rows
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seconds", type=int, default=10)
+    parser.add_argument("--connections", type=int, default=32)
+    parser.add_argument("--port", type=int, default=8765)
+    parser.add_argument(
+        "--only", help="measure only the pages whose name contains this (e.g. 'item page')"
+    )
+    parser.add_argument(
+        "--against",
+        type=Path,
+        help="another checkout (say, a worktree of the commit before a change) to measure "
+        "in the same run, taking turns with this one",
+    )
+    parser.add_argument("--rounds", type=int, default=1, help="turns each checkout takes")
+    args = parser.parse_args()
+    wrk = ensure_wrk()
+    pages = [(name, path) for name, path in PAGES if not args.only or args.only in name]
+    checkouts = [ROOT, *([args.against.resolve()] if args.against else [])]
+    results = []
+    for turn in range(1, args.rounds + 1):
+        for root in reversed(checkouts):  # the other checkout first: "before", then "after"
+            for name, single, loaded in measure(root, pages, wrk, args):
+                results.append((root, turn, name, single, loaded))
 
     import fastapi
     import uvicorn
@@ -153,20 +186,31 @@ def main() -> None:
     print(f"server: 1 uvicorn worker on CPU 0; load: wrk on CPU 1, {args.seconds} s per row\n")
     c = args.connections
     print(
-        f"| page | 1 conn p50 ms | 1 conn p99 ms | {c} conn req/s | {c} conn p50 ms "
-        f"| {c} conn p99 ms | errors |"
+        f"| checkout | turn | page | 1 conn p50 ms | 1 conn p99 ms | {c} conn req/s "
+        f"| {c} conn p50 ms | {c} conn p99 ms | errors |"
     )
-    print("|---|---:|---:|---:|---:|---:|---:|")
-    for name, single, loaded in rows:
+    print("|---|---:|---|---:|---:|---:|---:|---:|---:|")
+    for root, turn, name, single, loaded in results:
         print(
-            f"| {name} | {single['p50']:.2f} | {single['p99']:.2f} | {loaded['rps']:,.0f} | "
-            f"{loaded['p50']:.2f} | {loaded['p99']:.2f} | "
+            f"| {_label(root)} | {turn} | {name} | {single['p50']:.2f} | {single['p99']:.2f} | "
+            f"{loaded['rps']:,.0f} | {loaded['p50']:.2f} | {loaded['p99']:.2f} | "
             f"{int(loaded['errors'] + single['errors'])} |"
         )
     print(
         "\ntargets: >= 1,000 req/s on one core and p99 <= 50 ms at 32 clients for every page; "
         "search p99 <= 10 ms at 1 client"
     )
+
+
+def _label(root: Path) -> str:
+    """A checkout by its folder and commit."""
+    commit = subprocess.run(
+        ["git", "-C", str(root), "rev-parse", "--short", "HEAD"],
+        capture_output=True,
+        text=True,
+        check=False,
+    ).stdout.strip()
+    return f"{root.name} {commit}".strip()
 
 
 if __name__ == "__main__":

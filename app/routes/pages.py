@@ -2,30 +2,23 @@
 
 from __future__ import annotations
 
-import asyncio
 from typing import Annotated
 from urllib.parse import urlencode
 
 from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import HTMLResponse
-from sqlalchemy.engine import Engine
 
 from app.deps import (
     EngineDep,
     IdentityDep,
     LearnerDep,
-    RunQueueDep,
-    VisitsDep,
     identify_for_page,
 )
-from app.domain import Identity, InvalidFilter
-from app.models import Exercise
-from app.services import content_cache, dashboard, exercise_status, exercises, items, search
-from app.services.items import ItemDetail, ItemFilter
+from app.domain import InvalidFilter
+from app.services import content_cache, dashboard, items, search
+from app.services.items import ItemFilter
 from app.services.progress import STATUS_LABELS, Status
-from app.services.study import StudyView
-from app.services.visit_writer import VisitWriter
-from app.services.visits import LabView, open_item, standing
+from app.services.visits import item_with_lab, standing
 from app.web.templating import render
 
 router = APIRouter(include_in_schema=False, dependencies=[Depends(identify_for_page)])
@@ -35,8 +28,8 @@ PROGRESS_FILTERS = {
     "bookmarked": "Bookmarked",
 }
 
-# Handlers that query are plain `def` (FastAPI runs them in its thread pool); the item page
-# awaits the sandbox's status first, so it is async and does its reading in one thread hop.
+# Handlers that query are plain `def` (FastAPI runs them in its thread pool). The item page
+# itself is in app/routes/item_page.py.
 
 
 # What the home page confirms after a redirect to it (/?done=signed-out).
@@ -126,56 +119,10 @@ def item_list(
     return render(request, "items/list.html", context, fragment="items/_results.html")
 
 
-@router.api_route("/items/{slug}", methods=["GET", "HEAD"])
-async def item_detail(
-    request: Request,
-    slug: str,
-    identity: IdentityDep,
-    engine: EngineDep,
-    queue: RunQueueDep,
-    visits: VisitsDep,
-) -> HTMLResponse:
-    """One question: explanation, tables, code, quiz prompts, neighbours, and what the
-    reader has done with it. Opening it counts as a visit for a returning browser."""
-    sandbox = await queue.status()
-    record = visits if request.method == "GET" else None
-    page, view, lab, drills, drill_status = await asyncio.to_thread(
-        _item_page, engine, identity, slug=slug, record=record
-    )
-    context = {
-        "exercises": drills,
-        "exercise_statuses": drill_status,
-        "exercise_labels": exercise_status.LABELS,
-        "page": page,
-        "item": page.item,
-        "prompts": page.prompts,
-        "answers": page.answers,
-        "sandbox": sandbox,
-        "lab": lab,
-    }
-    return render(request, "items/detail.html", {**context, **view.context()})
-
-
-def _item_page(
-    engine: Engine, identity: Identity, *, slug: str, record: VisitWriter | None
-) -> tuple[ItemDetail, StudyView, LabView, list[Exercise], dict[str, str] | None]:
-    """The item page's reading, the exercises that drill it and the reader's status on
-    each (one query, for a reader with a learner only), in one thread hop."""
-    page, view, lab = open_item(engine, identity, slug=slug, record=record)
-    with engine.connect() as connection:
-        drills = exercises.for_item(connection, page.item.slug)
-        drill_status = None
-        if drills and view.learner_id is not None:
-            slugs = [e.slug for e in drills]
-            drill_status = exercise_status.statuses(connection, view.learner_id, slugs)
-        return page, view, lab, drills, drill_status
-
-
 @router.get("/items/{slug}/measurements")
-def lab_measurements(
-    request: Request, slug: str, identity: IdentityDep, engine: EngineDep
-) -> HTMLResponse:
+def lab_measurements(request: Request, slug: str, engine: EngineDep) -> HTMLResponse:
     """A lab's kept measurements alone: what its page swaps in when a run of it ends, so a
     new result shows at once. Not a visit."""
-    page, _view, lab = open_item(engine, identity, slug=slug, record=None)
+    with engine.connect() as connection:
+        page, lab = item_with_lab(connection, slug)
     return render(request, "items/_lab.html", {"item": page.item, "lab": lab})

@@ -15,12 +15,12 @@ import hashlib
 import re
 import secrets
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import timedelta
 
-from sqlalchemy import bindparam, delete
+from sqlalchemy import delete
 from sqlmodel import Session, col, select
 
-from app.domain import AccountError, BadCredentials, InvalidToken
+from app.domain import AccountError, BadCredentials
 from app.models import ApiToken, LoginSession, User, utcnow
 from app.services import passwords
 from app.services.passwords import PasswordChecks
@@ -240,43 +240,12 @@ def end_session(session: Session, token: str) -> None:
     session.execute(delete(LoginSession).where(col(LoginSession.token_sha256) == digest(token)))
 
 
-# Built once: one of these runs for every signed-in request.
-_USER_OF_SESSION = (
-    select(User, LoginSession)
-    .join(LoginSession, col(LoginSession.user_id) == col(User.id))
-    .where(col(LoginSession.token_sha256) == bindparam("digest"))
-)
-_USER_OF_TOKEN = (
-    select(User, ApiToken)
-    .join(ApiToken, col(ApiToken.user_id) == col(User.id))
-    .where(col(ApiToken.token_sha256) == bindparam("digest"))
-)
-
-
-def user_of_session(session: Session, token: str, *, now: datetime | None = None) -> User | None:
-    """The signed-in user of a session cookie; None when unknown or expired."""
-    row = session.exec(_USER_OF_SESSION, params={"digest": digest(token)}).first()
-    if row is None or row[1].expires_at <= (now or utcnow()):
-        return None
-    return row[0]
-
-
 def issue_token(session: Session, *, user: User, minutes: int) -> str:
     """A bearer token valid for `minutes` (not committed)."""
     token = secrets.token_urlsafe(32)
     expires = utcnow() + timedelta(minutes=minutes)
     session.add(ApiToken(token_sha256=digest(token), user_id=_id(user), expires_at=expires))
     return token
-
-
-def user_of_token(session: Session, token: str, *, now: datetime | None = None) -> User:
-    """The user a bearer token speaks for, or InvalidToken."""
-    row = session.exec(_USER_OF_TOKEN, params={"digest": digest(token)}).first()
-    if row is None:
-        raise InvalidToken("The access token is not valid; get a new one from POST /api/token.")
-    if row[1].expires_at <= (now or utcnow()):
-        raise InvalidToken("The access token has expired; get a new one from POST /api/token.")
-    return row[0]
 
 
 def set_admin(session: Session, *, username: str, admin: bool) -> User:

@@ -3,8 +3,6 @@ it on any device. (Guests' drafts are kept by their browser: static/js/runner.js
 
 from __future__ import annotations
 
-from sqlalchemy import bindparam
-from sqlalchemy import select as core_select
 from sqlmodel import col, delete, select
 
 from app.domain import InvalidInput, LearnerScope
@@ -14,18 +12,8 @@ from app.services.items import ItemRow
 MAX_DRAFT_CHARACTERS = 50_000  # well over any sample; under the request body limit
 
 
-# Read on every item page an account opens: built once, two columns, no entities.
-_DRAFTS = core_select(col(Draft.sample_index), col(Draft.code)).where(
-    col(Draft.learner_id) == bindparam("learner"), col(Draft.item_id) == bindparam("item")
-)
-
-
-def drafts_of(scope: LearnerScope, item: ItemRow) -> dict[int, str]:
-    """Sample index → the code the learner left in it."""
-    rows = scope.session.connection().execute(
-        _DRAFTS, {"learner": scope.learner_id, "item": item.id}
-    )
-    return {index: code for index, code in rows}
+# Read on every item page an account opens, with the rest of its reader's standing:
+# services/item_standing.py.
 
 
 def keep(scope: LearnerScope, item: ItemRow, *, sample: int, code: str) -> None:

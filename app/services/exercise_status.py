@@ -7,10 +7,22 @@ the first passing Submit; solved-after-reveal: the solution was revealed before 
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from datetime import datetime
+from typing import Any
 
-from sqlalchemy import Connection, String, and_, case, cast, literal, union_all
+from sqlalchemy import (
+    BindParameter,
+    Connection,
+    Select,
+    String,
+    and_,
+    bindparam,
+    case,
+    cast,
+    literal,
+    union_all,
+)
 from sqlalchemy import select as core_select
 from sqlmodel import col
 
@@ -27,6 +39,39 @@ LABELS = {
 }
 
 
+def event_selects(
+    learner: Any, slugs: BindParameter[list[str]] | Sequence[BindParameter[str]] | None = None
+) -> list[Select[str, str, datetime]]:
+    """The (slug, kind, when) events of one learner's exercises, from runs, hints and
+    reveals: three selects to join in a union, narrowed to `slugs` when given (an expanding
+    parameter, or one parameter per slug). `learner`: who, as a column expression or a
+    bound parameter."""
+    passed = and_(col(Run.grading_mode) == "submit", col(Run.grading_verdict) == "passed")
+    runs: Select[str, str, datetime] = core_select(
+        col(Run.exercise_slug).label("slug"),
+        cast(case((passed, "pass"), else_="try"), String(8)).label("kind"),
+        col(Run.created_at).label("at"),
+    ).where(col(Run.learner_id) == learner, col(Run.exercise_slug).is_not(None))
+    hints = core_select(
+        col(HintView.exercise_slug), cast(literal("hint"), String(8)), col(HintView.shown_at)
+    ).where(col(HintView.learner_id) == learner)
+    reveals = core_select(
+        col(SolutionReveal.exercise_slug),
+        cast(literal("reveal"), String(8)),
+        col(SolutionReveal.revealed_at),
+    ).where(col(SolutionReveal.learner_id) == learner)
+    if slugs is not None:
+        runs = runs.where(col(Run.exercise_slug).in_(slugs))
+        hints = hints.where(col(HintView.exercise_slug).in_(slugs))
+        reveals = reveals.where(col(SolutionReveal.exercise_slug).in_(slugs))
+    return [runs, hints, reveals]
+
+
+# Built once, so a page pays for running them, not building them.
+_ALL_EVENTS = union_all(*event_selects(bindparam("learner")))
+_EVENTS_OF = union_all(*event_selects(bindparam("learner"), bindparam("slugs", expanding=True)))
+
+
 def statuses(
     connection: Connection, learner_id: int | None, slugs: Iterable[str] | None = None
 ) -> dict[str, str]:
@@ -34,33 +79,20 @@ def statuses(
     new), narrowed to `slugs` when given. One query; none for someone with no learner."""
     if learner_id is None:
         return {}
-    wanted = None if slugs is None else sorted(set(slugs))
-    if wanted == []:
-        return {}
-    passed = and_(col(Run.grading_mode) == "submit", col(Run.grading_verdict) == "passed")
-    parts = [
-        core_select(
-            col(Run.exercise_slug).label("slug"),
-            cast(case((passed, "pass"), else_="try"), String(8)).label("kind"),
-            col(Run.created_at).label("at"),
-        ).where(col(Run.learner_id) == learner_id, col(Run.exercise_slug).is_not(None)),
-        core_select(
-            col(HintView.exercise_slug),
-            cast(literal("hint"), String(8)),
-            col(HintView.shown_at),
-        ).where(col(HintView.learner_id) == learner_id),
-        core_select(
-            col(SolutionReveal.exercise_slug),
-            cast(literal("reveal"), String(8)),
-            col(SolutionReveal.revealed_at),
-        ).where(col(SolutionReveal.learner_id) == learner_id),
-    ]
-    if wanted is not None:
-        parts[0] = parts[0].where(col(Run.exercise_slug).in_(wanted))
-        parts[1] = parts[1].where(col(HintView.exercise_slug).in_(wanted))
-        parts[2] = parts[2].where(col(SolutionReveal.exercise_slug).in_(wanted))
+    if slugs is None:
+        rows = connection.execute(_ALL_EVENTS, {"learner": learner_id})
+    else:
+        wanted = sorted(set(slugs))
+        if not wanted:
+            return {}
+        rows = connection.execute(_EVENTS_OF, {"learner": learner_id, "slugs": wanted})
+    return from_events(rows)
+
+
+def from_events(rows: Iterable[Sequence[Any]]) -> dict[str, str]:
+    """slug → status from (slug, kind, when) event rows, in any order."""
     events: dict[str, list[tuple[str, datetime]]] = {}
-    for slug, kind, at in connection.execute(union_all(*parts)):
+    for slug, kind, at in rows:
         if slug is not None:
             events.setdefault(slug, []).append((kind, at))
     return {slug: standing(found) for slug, found in events.items()}

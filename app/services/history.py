@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
-from sqlalchemy import bindparam
+from sqlalchemy import Select, bindparam
 from sqlalchemy import select as core_select
 from sqlmodel import col
 
@@ -27,22 +27,30 @@ class RunLine(NamedTuple):
     code: str
 
 
-# Built once with bound parameters, and only the columns shown (a run's output can be large):
-# the item page is the hottest page there is (services/study.py says the same of visits).
-_LATEST = (
-    core_select(
-        col(Run.verdict),
-        col(Run.status),
-        col(Run.sample_index),
-        col(Run.wall_ms),
-        col(Run.backend),
-        col(Run.created_at),
-        col(Run.code),
+def latest_runs(
+    learner: Any,
+) -> Select[str | None, str, int | None, int | None, str | None, datetime, str]:
+    """The learner's latest runs of the item `item` (a bound parameter), newest first: only
+    the columns shown (a run's output can be large). `learner`: who, as a column expression
+    or a bound parameter."""
+    return (
+        core_select(
+            col(Run.verdict),
+            col(Run.status),
+            col(Run.sample_index),
+            col(Run.wall_ms),
+            col(Run.backend),
+            col(Run.created_at),
+            col(Run.code),
+        )
+        .where(col(Run.learner_id) == learner, col(Run.item_id) == bindparam("item"))
+        .order_by(col(Run.created_at).desc())
+        .limit(ITEM_RUNS)
     )
-    .where(col(Run.learner_id) == bindparam("learner"), col(Run.item_id) == bindparam("item"))
-    .order_by(col(Run.created_at).desc())
-    .limit(ITEM_RUNS)
-)
+
+
+# Built once: the item page is the hottest page there is.
+_LATEST = latest_runs(bindparam("learner"))
 
 
 def runs_of(scope: LearnerScope, item_id: int | None) -> list[RunLine]:

@@ -176,10 +176,11 @@ def _utc(moment: datetime) -> datetime:
     return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
 
 
-def _due_count(owner: Any) -> Any:
+def due_count_of(owner: Any) -> Any:
     """Due cards of the learner `owner` picks out, questions' and exercises' together,
-    counted; built once (every page of a returning browser asks: the navigation shows it).
-    An exercise's card counts while the exercise is in the content."""
+    counted (a column expression, with the bound parameter `now`; built once by its callers:
+    every page of a returning browser asks, as the navigation shows it). An exercise's card
+    counts while the exercise is in the content."""
     questions = (
         core_select(func.count())
         .select_from(ReviewCard)
@@ -195,11 +196,11 @@ def _due_count(owner: Any) -> Any:
         .where(owner, col(ExerciseCard.due) <= bindparam("now"))
         .scalar_subquery()
     )
-    return core_select(questions + exercises)
+    return questions + exercises
 
 
-_DUE_FOR_USER = _due_count(col(Learner.user_id) == bindparam("owner"))
-_DUE_FOR_GUEST = _due_count(col(Learner.visitor) == bindparam("owner"))
+_DUE_FOR_USER = core_select(due_count_of(col(Learner.user_id) == bindparam("owner")))
+_DUE_FOR_GUEST = core_select(due_count_of(col(Learner.visitor) == bindparam("owner")))
 
 
 def due_for(connection: Connection, identity: Identity, *, now: datetime) -> int:

@@ -1,20 +1,23 @@
 """The rules of reading: what opening an item records, and where a reader stands on the
-items of a list. Each function does its database work in one session it opens and closes
+items of a list. Each function does its database work in connections it opens and closes
 itself, and is synchronous: nothing can be awaited while it holds a connection, so a page
 cannot starve the pool by waiting with a connection checked out."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime
 
 from sqlalchemy import Connection
 from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
 from app.domain import Identity
-from app.models import utcnow
-from app.services import content_cache, drafts, labs, learners, study
-from app.services.items import ItemDetail
+from app.models import Exercise, utcnow
+from app.services import content_cache, exercises, item_standing, labs, learners, study
+from app.services.items import ItemDetail, ItemRow
+from app.services.notes import render_note
 from app.services.progress import Status
 from app.services.study import StudyView
 from app.services.visit_writer import VisitWriter
@@ -47,48 +50,100 @@ def lab_view(connection: Connection, page: ItemDetail) -> LabView:
 NEW = Status.new.value
 
 
+@dataclass(frozen=True)
+class OpenedItem:
+    """An item page's reading: the item, the reader's standing on it and on the exercises
+    that drill it, the labs that time it, and the reader's due count (the navigation's)."""
+
+    page: ItemDetail
+    view: StudyView
+    lab: LabView
+    exercises: list[Exercise]
+    exercise_statuses: dict[str, str] | None  # None: no exercises, or no learner yet
+    due: int
+
+
+def item_with_lab(connection: Connection, slug: str) -> tuple[ItemDetail, LabView]:
+    page = content_cache.item_detail(connection, slug)
+    return page, lab_view(connection, page)
+
+
 def open_item(
     engine: Engine,
     identity: Identity,
     *,
     slug: str,
     record: VisitWriter | None,
-) -> tuple[ItemDetail, StudyView, LabView]:
-    """The item and the reader's standing on it. With a `record`er (a GET), the visit is
-    recorded for a browser that will be recognised again, and the standing read after it;
-    one on its first request has no cookie yet, and one that never keeps cookies (a bot, a
-    load test) would otherwise leave a new learner behind at every request. Blocking."""
-    if not (identity.signed_in or identity.known_browser):
-        with engine.connect() as connection:  # nothing to record: plain rows, no session
-            page = content_cache.item_detail(connection, slug)
-            return page, study.study_view(None, page.item), lab_view(connection, page)
-    with Session(engine) as session:
-        page = content_cache.item_detail(session.connection(), slug)
-        lab = lab_view(session.connection(), page)
-        scope = learners.resolve(session, identity)
-        row = study.progress_line(scope, page.item) if scope is not None else None
-        if record is not None and scope is None:  # a first visit: the learner begins now
-            scope = learners.resolve_or_create(session, identity)
-            study.record_visit(scope, page.item)
-            session.commit()
-            row = None  # read again below, with this visit
-        elif record is not None and scope is not None and (row is None or row.status == NEW):
-            session.commit()  # no connection held while the visit waits its turn
-            record.record(learner_id=scope.learner_id, item_id=page.item.id, at=utcnow())
-            row = None  # its first visit makes it "seen": read again below
-        elif record is not None and scope is not None and row is not None:
-            # A return to an item already seen: only counters change, written soon after.
-            record.defer(learner_id=scope.learner_id, item_id=page.item.id, at=utcnow())
-        if scope is not None and record is not None:
-            row = row or study.progress_line(scope, page.item)
-            if row is not None:
-                row = row.with_visits(
-                    *record.deferred(learner_id=scope.learner_id, item_id=page.item.id)
+    clock: Callable[[], datetime],
+) -> OpenedItem:
+    """The item and the reader's standing on it (item_standing: one statement). With a
+    `record`er (a GET), the visit is recorded for a browser that will be recognised again,
+    and the standing read after it; one on its first request has no cookie yet, and one
+    that never keeps cookies (a bot, a load test) would otherwise leave a new learner behind
+    at every request. `clock`: now, read only for a reader who may have something due (on
+    PostgreSQL it asks the database). Blocking."""
+    known = identity.signed_in or identity.known_browser
+    now = clock() if known else utcnow()
+    with engine.connect() as connection:
+        page, lab = item_with_lab(connection, slug)
+        drills = exercises.for_item(connection, page.item.slug)
+        if not known:  # nothing to record and nothing recorded: no statement of the reader's
+            return OpenedItem(page, study.study_view(None, page.item), lab, drills, None, 0)
+        slugs = [e.slug for e in drills]
+        mine = item_standing.read(
+            connection, identity, item_id=page.item.id, exercise_slugs=slugs, now=now
+        )
+    if record is not None:  # written with no connection held, then read again when it shows
+        if _recorded(engine, identity, record, mine, page.item):
+            with engine.connect() as connection:
+                mine = item_standing.read(
+                    connection, identity, item_id=page.item.id, exercise_slugs=slugs, now=now
                 )
-        view = study.study_view(scope, page.item, row=row)
-        if scope is not None and identity.signed_in and 'class="sample"' in page.body_html:
-            view = replace(view, drafts=drafts.drafts_of(scope, page.item))
-        return page, view, lab
+        if mine.learner_id is not None and mine.progress is not None:
+            waiting = record.deferred(learner_id=mine.learner_id, item_id=page.item.id)
+            mine.progress = mine.progress.with_visits(*waiting)
+    if not (identity.signed_in and 'class="sample"' in page.body_html):
+        mine.drafts = {}
+    statuses = mine.exercise_statuses if drills and mine.learner_id is not None else None
+    return OpenedItem(page, _view(mine), lab, drills, statuses, mine.due)
+
+
+def _recorded(
+    engine: Engine,
+    identity: Identity,
+    record: VisitWriter,
+    mine: item_standing.ItemStanding,
+    item: ItemRow,
+) -> bool:
+    """Record the visit; whether it changed what the page shows (a first visit to the item,
+    or of the reader: "new" becomes "seen"). A return to an item already seen changes only
+    counters, written soon after (visit_writer.py) and added to the page meanwhile."""
+    if mine.learner_id is None:  # a first visit: the learner begins now
+        with Session(engine) as session:
+            scope = learners.resolve_or_create(session, identity)
+            study.record_visit(scope, item)
+            session.commit()
+        return True
+    if mine.progress is None or mine.progress.status == NEW:
+        record.record(learner_id=mine.learner_id, item_id=item.id, at=utcnow())
+        return True
+    record.defer(learner_id=mine.learner_id, item_id=item.id, at=utcnow())
+    return False
+
+
+def _view(mine: item_standing.ItemStanding) -> StudyView:
+    if mine.learner_id is None:
+        return StudyView(None, Status.new, {}, None, [])
+    row = mine.progress
+    return StudyView(
+        progress=row,
+        status=Status(row.status) if row else Status.new,
+        latest_checks=mine.latest_checks,
+        note_html=render_note(row.note) if row and row.note else None,
+        runs=mine.runs,
+        drafts=mine.drafts,
+        learner_id=mine.learner_id,
+    )
 
 
 @dataclass(frozen=True)

@@ -16,6 +16,7 @@ SESSION_COOKIE = "backprop_session"
 ONE_YEAR_SECONDS = 365 * 24 * 3600
 NEW_VISITOR_KEY = "backprop.new_visitor"  # scope key: the cookie this response is setting
 CSRF_KEY = "backprop.csrf"  # scope key: this request's CSRF token
+MASKED_CSRF_KEY = "backprop.csrf_masked"  # scope key: the same, as this response's forms send it
 
 
 def visitor_key(request: Request) -> str:
@@ -28,12 +29,19 @@ def visitor_key(request: Request) -> str:
 
 def csrf_token(request: Request) -> str:
     """The token this request's pages put in their forms: the request's token (computed by
-    RequestCookies) masked with fresh random bytes at every call. Pages are gzip-compressed
-    and may echo what a request sent (a search): a secret that read the same in every answer
-    could be guessed from the compressed sizes (BREACH); a masked one never repeats."""
-    token = bytes.fromhex(request.scope.get(CSRF_KEY, ""))
-    pad = secrets.token_bytes(len(token))
-    return pad.hex() + bytes(a ^ b for a, b in zip(pad, token, strict=True)).hex()
+    RequestCookies) masked with fresh random bytes for every response. Pages are
+    gzip-compressed and may echo what a request sent (a search): a secret that read the
+    same in every answer could be guessed from the compressed sizes (BREACH); a masked one
+    never repeats from one answer to the next. Masked once per request, where the first form
+    asks: a signed-in item page has a dozen forms, and each mask cost a random read."""
+    masked: str | None = request.scope.get(MASKED_CSRF_KEY)
+    if masked is None:
+        token = bytes.fromhex(request.scope.get(CSRF_KEY, ""))
+        pad = secrets.token_bytes(len(token))
+        mixed = int.from_bytes(pad) ^ int.from_bytes(token)
+        masked = pad.hex() + mixed.to_bytes(len(token)).hex()
+        request.scope[MASKED_CSRF_KEY] = masked
+    return masked
 
 
 def csrf_matches(request: Request, sent: str) -> bool:

@@ -13,7 +13,8 @@ from sqlmodel import Session
 
 from app.domain import CsrfRefused, Identity
 from app.models import User
-from app.services import accounts
+from app.services import credentials as credentials_service
+from app.services.credentials import Owner
 from app.web.cookies import SESSION_COOKIE, VISITOR_COOKIE, csrf_matches, visitor_key
 
 CSRF_HEADER = "X-CSRF-Token"
@@ -57,22 +58,43 @@ def resolve(
     """The identity behind the request and its user row (at most one query, in a session of
     its own; blocking when `needs_lookup`, so call it in a thread then). A bearer header
     that is not valid is an error, never a fall-back to cookies."""
-    visitor = visitor_key(request)
     token = request.cookies.get(SESSION_COOKIE)
     user: User | None = None
     session_token: str | None = None
     if credentials is not None:
         with Session(engine) as session:
-            user = accounts.user_of_token(session, credentials.credentials)
+            user = credentials_service.user_of_token(session, credentials.credentials)
     elif token:
         with Session(engine) as session:
-            user = accounts.user_of_session(session, token)
+            user = credentials_service.user_of_session(session, token)
         session_token = token if user else None
-    identity = Identity(
-        visitor=visitor,
-        user_id=user.id if user else None,
-        username=user.username if user else None,
+    owner = Owner(user.id, user.username) if user is not None and user.id else None
+    return _identity(request, owner, session_token), user
+
+
+def resolve_owner(
+    request: Request, credentials: HTTPAuthorizationCredentials | None, engine: Engine
+) -> Identity:
+    """`resolve` without the user row, for a page that needs none: at most one query, for
+    plain columns on a connection of its own (blocking, as `resolve`)."""
+    token = request.cookies.get(SESSION_COOKIE)
+    owner: Owner | None = None
+    session_token: str | None = None
+    if credentials is not None:
+        with engine.connect() as connection:
+            owner = credentials_service.owner_of_token(connection, credentials.credentials)
+    elif token:
+        with engine.connect() as connection:
+            owner = credentials_service.owner_of_session(connection, token)
+        session_token = token if owner else None
+    return _identity(request, owner, session_token)
+
+
+def _identity(request: Request, owner: Owner | None, session_token: str | None) -> Identity:
+    return Identity(
+        visitor=visitor_key(request),
+        user_id=owner.user_id if owner else None,
+        username=owner.username if owner else None,
         session_token=session_token,
         known_browser=VISITOR_COOKIE in request.cookies,
     )
-    return identity, user

@@ -1,0 +1,57 @@
+"""The item page: the page every reader opens most, so it is built in one thread hop."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, Request
+from fastapi.responses import HTMLResponse
+
+from app.deps import (
+    BearerDep,
+    EngineDep,
+    RunQueueDep,
+    VisitsDep,
+    app_clock,
+    identify_for_page_then,
+)
+from app.domain import Identity
+from app.services import exercise_status
+from app.services.visits import OpenedItem, open_item
+from app.web.templating import render
+
+# No router-wide identity dependency: the handler resolves the asker in the same thread hop
+# as its reading (identify_for_page_then), where a dependency would take a hop of its own.
+router = APIRouter(include_in_schema=False)
+
+
+@router.api_route("/items/{slug}", methods=["GET", "HEAD"])
+async def item_detail(
+    request: Request,
+    slug: str,
+    credentials: BearerDep,
+    engine: EngineDep,
+    queue: RunQueueDep,
+    visits: VisitsDep,
+) -> HTMLResponse:
+    """One question: explanation, tables, code, quiz prompts, neighbours, and what the
+    reader has done with it. Opening it counts as a visit for a returning browser."""
+    sandbox = await queue.status()  # before any query: no connection is held across it
+    record = visits if request.method == "GET" else None
+    clock = app_clock(request)
+
+    def reading(identity: Identity) -> tuple[OpenedItem, int]:
+        opened = open_item(engine, identity, slug=slug, record=record, clock=clock)
+        return opened, opened.due
+
+    opened = await identify_for_page_then(request, credentials, reading)
+    context = {
+        "exercises": opened.exercises,
+        "exercise_statuses": opened.exercise_statuses,
+        "exercise_labels": exercise_status.LABELS,
+        "page": opened.page,
+        "item": opened.page.item,
+        "prompts": opened.page.prompts,
+        "answers": opened.page.answers,
+        "sandbox": sandbox,
+        "lab": opened.lab,
+    }
+    return render(request, "items/detail.html", {**context, **opened.view.context()})
