@@ -163,6 +163,9 @@ async def _follow(
     )
 
 
+KILL_AGAIN_SECONDS = 0.1  # between kills of a stopped run, until it has ended
+
+
 async def _wait_for_end(ctx: RunContext, cgroup: RunCgroup, status: asyncio.Queue[bytes]) -> bytes:
     """The supervisor's report, once the run has ended by itself or been stopped: at its
     wall-clock limit, at its CPU-time limit, or through `ctx.stop` (a cancel, too much
@@ -179,7 +182,12 @@ async def _wait_for_end(ctx: RunContext, cgroup: RunCgroup, status: asyncio.Queu
         )
         if finished not in done:
             ctx.stop(StopReason.TIMEOUT)  # names the timeout only when nothing else stopped it
-            await asyncio.to_thread(cgroup.kill_all)
+            # Stopped just after its fork, the run's processes may not have joined their
+            # cgroup yet, and one kill would find it empty (a cancel then went unheard for
+            # the whole run): kill again until the supervisor reports the end.
+            while not finished.done():
+                await asyncio.to_thread(cgroup.kill_all)
+                await asyncio.wait({finished}, timeout=KILL_AGAIN_SECONDS)
         return await finished
     finally:
         for task in (finished, cpu_watch, socket_watch, stopped):

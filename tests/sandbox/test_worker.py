@@ -288,6 +288,28 @@ def test_cancel_stops_a_run(worker: WorkerHandle) -> None:
     assert event["result"]["wall_ms"] < 10_000
 
 
+def test_a_cancel_just_after_the_fork_still_stops_the_run(worker: WorkerHandle) -> None:
+    """Cancelled the moment it starts, before its processes may have joined their cgroup
+    (a first kill then finds the cgroup empty): the run still ends at once, every time. A
+    lost cancel let a 60 s run go on to its end."""
+    for attempt in range(8):
+        with socket.socket(socket.AF_UNIX) as s:
+            s.connect(str(worker.socket_path))
+            request = {"id": f"cancel-early-{attempt}", "code": "import time\ntime.sleep(60)",
+                       "backend": "cpu"}  # fmt: skip
+            message = {"op": "run", "v": PROTOCOL_VERSION, "request": request}
+            s.sendall(json.dumps(message).encode() + b"\n")
+            reader = s.makefile("rb")
+            while json.loads(reader.readline())["type"] != "started":
+                pass
+            s.sendall(b'{"op": "cancel"}\n')
+            s.settimeout(20)
+            while (event := json.loads(reader.readline()))["type"] != "result":
+                pass
+        assert event["result"]["verdict"] == "killed", event
+        assert event["result"]["wall_ms"] < 10_000
+
+
 def test_seccomp_filter_jumps_stay_inside_the_program() -> None:
     """Every conditional jump lands on an instruction, and each path ends in a return."""
     import struct
