@@ -264,50 +264,43 @@ def test_a_crashed_zygote_is_replaced(worker: WorkerHandle) -> None:
     )
 
 
-@needs_isolation
-def test_cancel_stops_a_run(worker: WorkerHandle) -> None:
+def cancelled_when(worker: WorkerHandle, run_id: str, code: str, at: str) -> dict[str, Any]:
+    """Start `code`, cancel it at its first event of type `at`; its result."""
     with socket.socket(socket.AF_UNIX) as s:
         s.connect(str(worker.socket_path))
-        request = {
-            "id": "cancel-me",
-            "code": "import time\nprint('go', flush=True)\ntime.sleep(60)",
-            "backend": "cpu",
-        }
+        s.settimeout(30)  # a lost cancel fails here, not after the run's whole minute
+        request = {"id": run_id, "code": code, "backend": "cpu"}
         message = {"op": "run", "v": PROTOCOL_VERSION, "request": request}
         s.sendall(json.dumps(message).encode() + b"\n")
         reader = s.makefile("rb")
-        while json.loads(reader.readline())["type"] != "stdout":
+        while json.loads(reader.readline())["type"] != at:
             pass
         s.sendall(b'{"op": "cancel"}\n')
-        while True:
-            event = json.loads(reader.readline())
-            if event["type"] == "result":
-                break
-    assert event["result"]["verdict"] == "killed"
-    assert event["result"]["detail"] == "Cancelled."
-    assert event["result"]["wall_ms"] < 10_000
+        while (event := json.loads(reader.readline()))["type"] != "result":
+            pass
+    result: dict[str, Any] = event["result"]
+    return result
 
 
+@needs_isolation
+def test_cancel_stops_a_run(worker: WorkerHandle) -> None:
+    code = "import time\nprint('go', flush=True)\ntime.sleep(60)"
+    result = cancelled_when(worker, "cancel-me", code, at="stdout")
+    assert result["verdict"] == "killed"
+    assert result["detail"] == "Cancelled."
+    assert result["wall_ms"] < 10_000
+
+
+@needs_isolation
 def test_a_cancel_just_after_the_fork_still_stops_the_run(worker: WorkerHandle) -> None:
     """Cancelled the moment it starts, before its processes may have joined their cgroup
     (a first kill then finds the cgroup empty): the run still ends at once, every time. A
     lost cancel let a 60 s run go on to its end."""
     for attempt in range(8):
-        with socket.socket(socket.AF_UNIX) as s:
-            s.connect(str(worker.socket_path))
-            request = {"id": f"cancel-early-{attempt}", "code": "import time\ntime.sleep(60)",
-                       "backend": "cpu"}  # fmt: skip
-            message = {"op": "run", "v": PROTOCOL_VERSION, "request": request}
-            s.sendall(json.dumps(message).encode() + b"\n")
-            reader = s.makefile("rb")
-            while json.loads(reader.readline())["type"] != "started":
-                pass
-            s.sendall(b'{"op": "cancel"}\n')
-            s.settimeout(20)
-            while (event := json.loads(reader.readline()))["type"] != "result":
-                pass
-        assert event["result"]["verdict"] == "killed", event
-        assert event["result"]["wall_ms"] < 10_000
+        code = "import time\ntime.sleep(60)"
+        result = cancelled_when(worker, f"cancel-early-{attempt}", code, at="started")
+        assert result["verdict"] == "killed", result
+        assert result["wall_ms"] < 10_000
 
 
 def test_seccomp_filter_jumps_stay_inside_the_program() -> None:
