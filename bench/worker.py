@@ -77,10 +77,11 @@ def started_worker(*args: str, python: tuple[str, ...] = ("-m", "sandbox")) -> I
     base = Path(tempfile.mkdtemp(prefix="backprop-bench-worker-"))
     sock_path = base / "worker.sock"
     log_path = base / "worker.log"
+    cgroup = cgroup_args(base.name)
     with open(log_path, "wb") as log:
         worker = subprocess.Popen(
             [sys.executable, *python, "--socket", str(sock_path),
-             "--state-dir", str(base / "state"), *cgroup_args(base.name), *args],
+             "--state-dir", str(base / "state"), *cgroup, *args],
             cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,
         )  # fmt: skip
     try:
@@ -94,3 +95,5 @@ def started_worker(*args: str, python: tuple[str, ...] = ("-m", "sandbox")) -> I
         worker.terminate()
         worker.wait(timeout=30)
         shutil.rmtree(base, ignore_errors=True)
+        if cgroup:  # ["--cgroup", folder] on a v2 host
+            cgroups.layout.remove_home(Path(cgroup[1]))

@@ -6,6 +6,7 @@ be tested against a fake tree in a temporary folder."""
 
 from __future__ import annotations
 
+import contextlib
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -144,3 +145,14 @@ def home_at_root(name: str) -> Path | None:
     wanted = " ".join(f"+{c}" for c in V2_REQUIRED if c in offered)
     (home / "cgroup.subtree_control").write_text(wanted)
     return home
+
+
+def remove_home(folder: Path) -> None:
+    """Remove a folder that `home_at_root` gave a worker, and the empty cgroups under it
+    (deepest first), once that worker has stopped. Best effort: one still in use stays."""
+    for path in sorted(folder.rglob("*"), key=lambda p: -len(p.parts)):
+        if path.is_dir():
+            with contextlib.suppress(OSError):
+                path.rmdir()
+    with contextlib.suppress(OSError):
+        folder.rmdir()

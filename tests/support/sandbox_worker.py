@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import json
 import os
@@ -57,16 +56,6 @@ def worker_tree(state_dir: Path) -> cgroups.CgroupTree:
     return cgroups.tree(cgroups.state_key(state_dir), worker_layout(state_dir))
 
 
-def remove_cgroup(folder: Path) -> None:
-    """Remove a test worker's cgroup folder and the empty ones under it (deepest first)."""
-    for path in sorted(folder.rglob("*"), key=lambda p: -len(p.parts)):
-        if path.is_dir():
-            with contextlib.suppress(OSError):
-                path.rmdir()
-    with contextlib.suppress(OSError):
-        folder.rmdir()
-
-
 @functools.cache
 def isolation_problem() -> str | None:
     """Why this host cannot isolate code, or None. Found out once, on first need: it forks
@@ -76,7 +65,7 @@ def isolation_problem() -> str | None:
         return host.isolation_problem(probe)
     finally:
         if probe is not None and probe.unified is not None:
-            remove_cgroup(probe.unified)
+            cgroups.layout.remove_home(probe.unified)
 
 
 def skip_unless_isolated() -> None:
@@ -222,7 +211,7 @@ def running_worker(base: Path, *args: str) -> Iterator[WorkerHandle]:
         process.wait(timeout=20)
         layout = worker_layout(base / "state")
         if layout is not None and layout.unified is not None:
-            remove_cgroup(layout.unified)
+            cgroups.layout.remove_home(layout.unified)
 
 
 def sandbox_processes() -> list[str]:
