@@ -68,6 +68,7 @@ def test_domain_imports_nothing_of_the_app() -> None:
     [
         *(p.relative_to(PROJECT_ROOT).as_posix() for p in modules("app/models")),
         "app/db.py",
+        "app/prepared.py",
         "app/settings.py",
         "app/logs.py",
         "app/metrics.py",

@@ -16,6 +16,7 @@ from sqlmodel import Session, col, select
 
 from app.domain import InvalidToken
 from app.models import ApiToken, LoginSession, User, utcnow
+from app.prepared import Prepared
 from app.services.accounts import digest
 
 
@@ -37,12 +38,13 @@ _USER_OF_TOKEN = (
     .join(ApiToken, col(ApiToken.user_id) == col(User.id))
     .where(col(ApiToken.token_sha256) == bindparam("digest"))
 )
-_OWNER_OF_SESSION = (
+# Read on every signed-in page: compiled once, run as driver SQL (app/prepared.py).
+_OWNER_OF_SESSION = Prepared(
     core_select(col(User.id), col(User.username), col(LoginSession.expires_at))
     .join(LoginSession, col(LoginSession.user_id) == col(User.id))
     .where(col(LoginSession.token_sha256) == bindparam("digest"))
 )
-_OWNER_OF_TOKEN = (
+_OWNER_OF_TOKEN = Prepared(
     core_select(col(User.id), col(User.username), col(ApiToken.expires_at))
     .join(ApiToken, col(ApiToken.user_id) == col(User.id))
     .where(col(ApiToken.token_sha256) == bindparam("digest"))
@@ -70,7 +72,8 @@ def owner_of_session(
     connection: Connection, token: str, *, now: datetime | None = None
 ) -> Owner | None:
     """`user_of_session`, as a plain row."""
-    row = connection.execute(_OWNER_OF_SESSION, {"digest": digest(token)}).first()
+    rows = _OWNER_OF_SESSION.rows(connection, {"digest": digest(token)})
+    row = rows[0] if rows else None
     if row is None or row[2] <= (now or utcnow()):
         return None
     return Owner._make(row[:2])
@@ -78,7 +81,8 @@ def owner_of_session(
 
 def owner_of_token(connection: Connection, token: str, *, now: datetime | None = None) -> Owner:
     """`user_of_token`, as a plain row."""
-    row = connection.execute(_OWNER_OF_TOKEN, {"digest": digest(token)}).first()
+    rows = _OWNER_OF_TOKEN.rows(connection, {"digest": digest(token)})
+    row = rows[0] if rows else None
     if row is None:
         raise _not_valid()
     _refuse_expired(row[2], now)

@@ -5,7 +5,8 @@ statuses of the item's exercises.
 The item page is the page opened most, and a signed-in reader's took eight statements, each
 a round of the driver (and a release of the GIL, which a loaded one-core server pays for in
 waiting). Here the parts are one UNION ALL of rows of one shape: a part number and columns
-each part fills as it needs (the others NULL), built once per kind of owner."""
+each part fills as it needs (the others NULL), built once per kind of owner and run as
+driver SQL (app/prepared.py)."""
 
 from __future__ import annotations
 
@@ -17,7 +18,6 @@ from typing import Any
 from sqlalchemy import (
     BindParameter,
     Boolean,
-    CompoundSelect,
     Connection,
     Integer,
     String,
@@ -32,6 +32,7 @@ from sqlmodel import col
 
 from app.domain import Identity
 from app.models import Draft, ItemProgress, Learner, RecallCheck
+from app.prepared import Prepared
 from app.services import exercise_status, history, review
 from app.services.study import ProgressLine
 
@@ -64,7 +65,7 @@ def _row(part: int, **given: Any) -> list[Any]:
 
 
 @cache
-def _statement(*, by_user: bool, exercises: int) -> CompoundSelect[Any]:
+def _statement(*, by_user: bool, exercises: int) -> Prepared:
     """The reader's rows for the item `item`, for the learner of the user (or the visitor)
     `owner`, with the `exercises` slugs `slug_0`, `slug_1`... and the due count at `now`.
     Built once per shape: an expanding IN would render the whole statement's text again
@@ -120,7 +121,7 @@ def _statement(*, by_user: bool, exercises: int) -> CompoundSelect[Any]:
         )
     # The learner's row leads: the other parts name `me` only in their conditions.
     parts[0] = parts[0].select_from(me)
-    return union_all(*parts)
+    return Prepared(union_all(*parts))
 
 
 @dataclass
@@ -157,7 +158,7 @@ def read(
     found = ItemStanding()
     checks: list[tuple[datetime, int, int, bool]] = []
     events: list[tuple[str, str, datetime]] = []
-    for part, i1, i2, b1, s1, s2, s3, s4, t1 in connection.execute(statement, params):
+    for part, i1, i2, b1, s1, s2, s3, s4, t1 in statement.rows(connection, params):
         if part == LEARNER:
             found.learner_id = i1
         elif part == DUE:

@@ -1,0 +1,78 @@
+"""A Prepared statement gives the rows Core gives, value for value and type for type: times
+(SQLite keeps them as text), flags (SQLite keeps them as integers), a literal of the
+statement's own (a LIMIT), a parameter named twice; and it refuses a missing parameter."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import pytest
+from sqlalchemy import Boolean, bindparam, cast, literal, or_, union_all
+from sqlalchemy import select as core_select
+from sqlalchemy.engine import Engine
+from sqlalchemy.sql.selectable import CompoundSelect
+from sqlmodel import Session, col
+
+from app.models import ApiToken, User
+from app.prepared import Prepared
+
+
+def _two_users(engine: Engine) -> datetime:
+    expires = datetime(2031, 5, 6, 7, 8, 9, 123456, tzinfo=UTC)
+    with Session(engine) as session:
+        for name in ("ada", "grace"):
+            user = User(username=name, password_hash="x")
+            session.add(user)
+            session.flush()
+            assert user.id is not None
+            digest = name.ljust(64, "0")
+            session.add(ApiToken(token_sha256=digest, user_id=user.id, expires_at=expires))
+        session.commit()
+    return expires
+
+
+def _statement() -> CompoundSelect[Any]:
+    tokens = (
+        core_select(
+            col(User.username),
+            col(ApiToken.expires_at),
+            cast(col(ApiToken.expires_at) > bindparam("now"), Boolean).label("live"),
+        )
+        .join(ApiToken, col(ApiToken.user_id) == col(User.id))
+        .where(or_(col(User.username) == bindparam("name"), col(User.username) == "grace"))
+        .order_by(col(User.username))
+        .limit(5)
+    )
+    again = core_select(literal("x"), col(ApiToken.expires_at), literal(False)).where(
+        col(ApiToken.expires_at) < bindparam("now")
+    )
+    return union_all(tokens.subquery().select(), again)
+
+
+def test_rows_are_the_rows_core_gives(engine: Engine) -> None:
+    expires = _two_users(engine)
+    statement = _statement()
+    prepared = Prepared(statement)
+    params = {"name": "ada", "now": expires - timedelta(days=1)}
+    with engine.connect() as connection:
+        core = [tuple(row) for row in connection.execute(statement, params)]
+        found = prepared.rows(connection, params)
+        again = prepared.rows(connection, {**params, "now": expires + timedelta(days=1)})
+    assert sorted(found) == sorted(core)
+    assert sorted(found) == [("ada", expires, True), ("grace", expires, True)]
+    assert [type(value) for value in found[0]] == [str, datetime, bool]
+    assert found[0][1].tzinfo is not None
+    # The same compiled statement, other values: both tokens have expired by then, and the
+    # second part's rows come too.
+    assert sorted(again) == [
+        ("ada", expires, False),
+        ("grace", expires, False),
+        ("x", expires, False),
+        ("x", expires, False),
+    ]
+
+
+def test_a_missing_parameter_is_refused_by_name(engine: Engine) -> None:
+    with engine.connect() as connection, pytest.raises(KeyError, match="name"):
+        Prepared(_statement()).rows(connection, {"now": datetime.now(UTC)})
