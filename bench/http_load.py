@@ -71,12 +71,22 @@ def run_wrk(
     if set(pct) != {"50", "99"}:
         sys.exit(f"could not read wrk's output:\n{out}")
     errors = re.search(r"Non-2xx or 3xx responses: (\d+)", out)
+    done = re.search(r"(\d+) requests in", out)
     return {
+        "requests": float(done.group(1)) if done else 0.0,
         "rps": float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1)),  # type: ignore[union-attr]
         "p50": to_ms(pct["50"]),
         "p99": to_ms(pct["99"]),
         "errors": float(errors.group(1)) if errors else 0.0,
     }
+
+
+def cpu_seconds(pid: int) -> float:
+    """The CPU time (user and system) process `pid` has used: divided by the requests served,
+    the cost of a page, which a noisy machine blurs less than its rate (time stolen by
+    other guests is not counted; it slows the rate)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def bearer_token(base: str) -> str:
@@ -142,7 +152,10 @@ def measure(
                 headers += [auth] if "signed in" in name else []
                 run_wrk(wrk, base + path, 4, 2, headers)  # warm-up
                 single = run_wrk(wrk, base + path, 1, args.seconds, headers)
+                cpu_before = cpu_seconds(server.pid)
                 loaded = run_wrk(wrk, base + path, args.connections, args.seconds, headers)
+                used = cpu_seconds(server.pid) - cpu_before
+                loaded["cpu_ms"] = 1000 * used / max(loaded["requests"], 1)
                 rows.append((name, single, loaded))
         finally:
             server.terminate()
@@ -187,13 +200,14 @@ def main() -> None:
     c = args.connections
     print(
         f"| checkout | turn | page | 1 conn p50 ms | 1 conn p99 ms | {c} conn req/s "
-        f"| {c} conn p50 ms | {c} conn p99 ms | errors |"
+        f"| {c} conn p50 ms | {c} conn p99 ms | CPU ms per request | errors |"
     )
-    print("|---|---:|---|---:|---:|---:|---:|---:|---:|")
+    print("|---|---:|---|---:|---:|---:|---:|---:|---:|---:|")
     for root, turn, name, single, loaded in results:
         print(
             f"| {_label(root)} | {turn} | {name} | {single['p50']:.2f} | {single['p99']:.2f} | "
             f"{loaded['rps']:,.0f} | {loaded['p50']:.2f} | {loaded['p99']:.2f} | "
+            f"{loaded['cpu_ms']:.2f} | "
             f"{int(loaded['errors'] + single['errors'])} |"
         )
     print(
