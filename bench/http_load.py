@@ -24,6 +24,7 @@ import os
 import platform
 import re
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -210,10 +211,42 @@ def main() -> None:
             f"{loaded['cpu_ms']:.2f} | "
             f"{int(loaded['errors'] + single['errors'])} |"
         )
+    if args.rounds > 1:
+        print_medians(results)
     print(
         "\ntargets: >= 1,000 req/s on one core and p99 <= 50 ms at 32 clients for every page; "
         "search p99 <= 10 ms at 1 client"
     )
+
+
+def print_medians(results: list[tuple[Path, int, str, dict[str, float], dict[str, float]]]) -> None:
+    """Each checkout's median over its turns, and each page's CPU time per request over the
+    guest item page's in the same turn: the figure a noisy machine blurs least, since both
+    pages of a turn ran minutes apart on one server."""
+    guest_cpu = {
+        (root, turn): loaded["cpu_ms"]
+        for root, turn, name, _, loaded in results
+        if name == "item page"
+    }
+    print("\nMedians over the turns:\n")
+    print("| checkout | page | req/s | p99 ms | CPU ms per request | CPU ÷ guest item page's |")
+    print("|---|---|---:|---:|---:|---:|")
+    seen: dict[tuple[Path, str], list[tuple[int, dict[str, float]]]] = {}
+    for root, turn, name, _, loaded in results:
+        seen.setdefault((root, name), []).append((turn, loaded))
+    for (root, name), turns in seen.items():
+        ratios = [
+            loaded["cpu_ms"] / guest_cpu[(root, turn)]
+            for turn, loaded in turns
+            if guest_cpu.get((root, turn))
+        ]
+        ratio = f"{statistics.median(ratios):.2f}" if ratios else "-"
+        print(
+            f"| {_label(root)} | {name} "
+            f"| {statistics.median(t['rps'] for _, t in turns):,.0f} "
+            f"| {statistics.median(t['p99'] for _, t in turns):.1f} "
+            f"| {statistics.median(t['cpu_ms'] for _, t in turns):.2f} | {ratio} |"
+        )
 
 
 def _label(root: Path) -> str:
