@@ -137,3 +137,27 @@ def test_a_mock_interview_with_its_coding_round_and_follow_up(guest: Page) -> No
     expect(page.locator(".round-verdict .verdict")).to_have_text("Every test passed")
     expect(page.locator(".mock-followup")).to_contain_text("you covered 2 of")
     screenshot(page, "mock-coding-results", full_page=True)
+
+
+def test_a_long_test_name_fits_a_phone_and_the_round_can_be_ended(
+    browser: Browser, live_server: str
+) -> None:
+    """A visible test named with one long token (pre-ln-transformer-block's
+    "nn.TransformerEncoderLayer(norm_first=True)") once widened the round's page on a phone,
+    and the zoomed page took the tap meant for "I'm done". Whichever exercise is drawn, its
+    first test is given that name here."""
+    context = browser.new_context(base_url=live_server, viewport=SIZES["phone"], is_mobile=True)
+    page = context.new_page()
+    page.goto("/quizzes")
+    page.get_by_role("button", name="Start a coding interview").click()
+    expect(page.locator(".cm-content")).to_contain_text("def ", timeout=20_000)
+    page.locator(".visible-tests li strong").first.evaluate(
+        "node => { node.textContent = 'block equals nn.TransformerEncoderLayer(norm_first=True)' }"
+    )
+    # A mobile browser widens its layout to the content (window.innerWidth grows with it):
+    # the page is measured against the phone's own width.
+    overflow = page.evaluate("document.documentElement.scrollWidth") - SIZES["phone"]["width"]
+    assert overflow <= 0, f"the round's page scrolls sideways by {overflow}px"
+    page.get_by_role("button", name="I'm done: end the round").click()
+    expect(page.locator(".round-verdict")).to_be_visible()
+    context.close()
