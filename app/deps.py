@@ -72,12 +72,6 @@ async def _session(request: Request) -> AsyncIterator[Session]:
         await close_off_loop(session)
 
 
-def app_clock(request: Request) -> Callable[[], datetime]:
-    """The app's clock, for a handler to read in a thread (on PostgreSQL it asks the
-    database)."""
-    return app_state(request).clock
-
-
 def _now(request: Request) -> datetime:
     # Plain `def`: on PostgreSQL the clock asks the database.
     return app_state(request).clock()
