@@ -13,6 +13,7 @@ from typing import Annotated, TypeVar
 
 from fastapi import Depends, Header, Request
 from fastapi.security import HTTPAuthorizationCredentials
+from sqlalchemy import Connection
 from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
@@ -131,25 +132,27 @@ async def identify_for_page(request: Request, credentials: BearerDep) -> Identit
 async def identify_for_page_then(
     request: Request,
     credentials: HTTPAuthorizationCredentials | None,
-    work: Callable[[Identity], tuple[Read, int]],
+    work: Callable[[Connection, Identity], tuple[Read, int]],
 ) -> Read:
-    """Who asks, as `identify_for_page` says, then `work(identity)` (a page's reading,
-    blocking) in the same thread hop: a signed-in reader's page pays for one hand-over to a
-    thread, not two. `work` gives its reading and the asker's due count (the navigation's),
-    which it reads with the rest. The identity is kept on request.state before `work` runs,
-    so an error page that `work` raises still knows who is asking; the user's row is not
-    read (request.state.user stays None): a page that needs it (`CurrentUser`) depends on
+    """Who asks, as `identify_for_page` says, then `work(connection, identity)` (a page's
+    reading, blocking) in the same thread hop and on the same connection: a signed-in
+    reader's page pays for one hand-over to a thread and one pooled connection, not two of
+    each. `work` gives its reading and the asker's due count (the navigation's), which it
+    reads with the rest. The identity is kept on request.state before `work` runs, so an
+    error page that `work` raises still knows who is asking; the user's row is not read
+    (request.state.user stays None): a page that needs it (`CurrentUser`) depends on
     `identify_for_page` instead."""
     await web_identity.check_csrf(request, bearer=credentials is not None)
     cached: Identity | None = getattr(request.state, "identity", None)
     state = app_state(request)
 
     def look_up_then_work() -> Read:
-        identity = cached
-        if identity is None:
-            identity = web_identity.resolve_owner(request, credentials, state.engine)
-            _keep(request, identity, None, due=0)
-        read, request.state.due_for_review = work(identity)
+        with state.engine.connect() as connection:
+            identity = cached
+            if identity is None:
+                identity = web_identity.resolve_owner(request, credentials, connection)
+                _keep(request, identity, None, due=0)
+            read, request.state.due_for_review = work(connection, identity)
         return read
 
     return await asyncio.to_thread(look_up_then_work)

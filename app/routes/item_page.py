@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse
+from sqlalchemy import Connection
 
 from app.deps import app_state, identify_for_page_then
 from app.domain import Identity
@@ -29,8 +30,8 @@ async def item_detail(request: Request, slug: str) -> HTMLResponse:
     record = state.visits if request.method == "GET" else None
     credentials = await bearer_scheme(request)
 
-    def reading(identity: Identity) -> tuple[OpenedItem, int]:
-        opened = open_item(engine, identity, slug=slug, record=record, clock=clock)
+    def reading(connection: Connection, identity: Identity) -> tuple[OpenedItem, int]:
+        opened = open_item(engine, connection, identity, slug=slug, record=record, clock=clock)
         return opened, opened.due
 
     opened = await identify_for_page_then(request, credentials, reading)

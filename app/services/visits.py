@@ -1,7 +1,8 @@
 """The rules of reading: what opening an item records, and where a reader stands on the
-items of a list. Each function does its database work in connections it opens and closes
-itself, and is synchronous: nothing can be awaited while it holds a connection, so a page
-cannot starve the pool by waiting with a connection checked out."""
+items of a list. Each function does its database work on the connection it is given or in
+connections it opens and closes itself, and is synchronous: nothing can be awaited while it
+holds a connection, so a page cannot starve the pool by waiting with a connection checked
+out."""
 
 from __future__ import annotations
 
@@ -70,35 +71,38 @@ def item_with_lab(connection: Connection, slug: str) -> tuple[ItemDetail, LabVie
 
 def open_item(
     engine: Engine,
+    connection: Connection,
     identity: Identity,
     *,
     slug: str,
     record: VisitWriter | None,
     clock: Callable[[], datetime],
 ) -> OpenedItem:
-    """The item and the reader's standing on it (item_standing: one statement). With a
-    `record`er (a GET), the visit is recorded for a browser that will be recognised again,
-    and the standing read after it; one on its first request has no cookie yet, and one
-    that never keeps cookies (a bot, a load test) would otherwise leave a new learner behind
-    at every request. `clock`: now, read only for a reader who may have something due (on
-    PostgreSQL it asks the database). Blocking."""
+    """The item and the reader's standing on it (item_standing: one statement), read on
+    `connection` (the page's: its owner was read on it). With a `record`er (a GET), the
+    visit is recorded for a browser that will be recognised again, and the standing read
+    after it; one on its first request has no cookie yet, and one that never keeps cookies
+    (a bot, a load test) would otherwise leave a new learner behind at every request.
+    `clock`: now, read only for a reader who may have something due (on PostgreSQL it asks
+    the database). Blocking."""
     known = identity.signed_in or identity.known_browser
     now = clock() if known else utcnow()
-    with engine.connect() as connection:
-        page, lab = item_with_lab(connection, slug)
-        drills = exercises.for_item(connection, page.item.slug)
-        if not known:  # nothing to record and nothing recorded: no statement of the reader's
-            return OpenedItem(page, study.study_view(None, page.item), lab, drills, None, 0)
-        slugs = [e.slug for e in drills]
-        mine = item_standing.read(
-            connection, identity, item_id=page.item.id, exercise_slugs=slugs, now=now
-        )
-    if record is not None:  # written with no connection held, then read again when it shows
+    page, lab = item_with_lab(connection, slug)
+    drills = exercises.for_item(connection, page.item.slug)
+    if not known:  # nothing to record and nothing recorded: no statement of the reader's
+        return OpenedItem(page, study.study_view(None, page.item), lab, drills, None, 0)
+    slugs = [e.slug for e in drills]
+    mine = item_standing.read(
+        connection, identity, item_id=page.item.id, exercise_slugs=slugs, now=now
+    )
+    if record is not None:
+        # The visit is written on a connection of its own, with this one's read transaction
+        # ended (no snapshot kept open across a write); read again, it sees the write.
+        connection.rollback()
         if _recorded(engine, identity, record, mine, page.item):
-            with engine.connect() as connection:
-                mine = item_standing.read(
-                    connection, identity, item_id=page.item.id, exercise_slugs=slugs, now=now
-                )
+            mine = item_standing.read(
+                connection, identity, item_id=page.item.id, exercise_slugs=slugs, now=now
+            )
         if mine.learner_id is not None and mine.progress is not None:
             waiting = record.deferred(learner_id=mine.learner_id, item_id=page.item.id)
             mine.progress = mine.progress.with_visits(*waiting)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from fastapi import Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+from sqlalchemy import Connection
 from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
@@ -73,19 +74,18 @@ def resolve(
 
 
 def resolve_owner(
-    request: Request, credentials: HTTPAuthorizationCredentials | None, engine: Engine
+    request: Request, credentials: HTTPAuthorizationCredentials | None, connection: Connection
 ) -> Identity:
     """`resolve` without the user row, for a page that needs none: at most one query, for
-    plain columns on a connection of its own (blocking, as `resolve`)."""
+    plain columns, on the page's own `connection` (blocking, as `resolve`): the page reads
+    the rest on it, and pays for one connection rather than two."""
     token = request.cookies.get(SESSION_COOKIE)
     owner: Owner | None = None
     session_token: str | None = None
     if credentials is not None:
-        with engine.connect() as connection:
-            owner = credentials_service.owner_of_token(connection, credentials.credentials)
+        owner = credentials_service.owner_of_token(connection, credentials.credentials)
     elif token:
-        with engine.connect() as connection:
-            owner = credentials_service.owner_of_session(connection, token)
+        owner = credentials_service.owner_of_session(connection, token)
         session_token = token if owner else None
     return _identity(request, owner, session_token)
 

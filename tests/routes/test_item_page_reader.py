@@ -5,10 +5,12 @@ answer shows in the same page's next load."""
 
 from __future__ import annotations
 
+import threading
 from datetime import timedelta
+from typing import Any
 
 from fastapi.testclient import TestClient
-from sqlalchemy import delete, update
+from sqlalchemy import delete, event, update
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, col, select
 
@@ -91,3 +93,25 @@ def test_a_returning_guest_sees_their_due_count_on_the_item_page(
     later = utcnow() + timedelta(hours=1)
     client.app.state.backprop.clock = lambda: later  # type: ignore[attr-defined]
     assert "1 due</span>" in client.get("/items/dropout").text
+
+
+def test_a_returning_readers_item_page_takes_one_pooled_connection(client: TestClient) -> None:
+    """The reader's owner and standing are read on one connection: a page of a signed-in
+    reader checks out one from the pool, not one for the token and one for the page."""
+    auth = _bearer(client, "wren")
+    assert client.get("/items/dropout", headers=auth).status_code == 200  # the first visit
+    engine = client.app.state.backprop.engine  # type: ignore[attr-defined]
+    taken: list[str] = []
+
+    def count(*_: Any) -> None:
+        if threading.current_thread().name != "visit-writer":  # its timed flush of visits
+            taken.append(threading.current_thread().name)
+
+    event.listen(engine, "engine_connect", count)
+    try:
+        for _ in range(3):
+            page = client.get("/items/dropout", headers=auth)
+            assert page.status_code == 200 and "<span>wren</span>" in page.text
+    finally:
+        event.remove(engine, "engine_connect", count)
+    assert len(taken) == 3, taken
