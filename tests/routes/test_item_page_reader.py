@@ -97,7 +97,8 @@ def test_a_returning_guest_sees_their_due_count_on_the_item_page(
 
 def test_a_returning_readers_item_page_takes_one_pooled_connection(client: TestClient) -> None:
     """The reader's owner and standing are read on one connection: a page of a signed-in
-    reader checks out one from the pool, not one for the token and one for the page."""
+    reader checks out one from the pool for them, not one for the token and one for the
+    page."""
     auth = _bearer(client, "wren")
     assert client.get("/items/dropout", headers=auth).status_code == 200  # the first visit
     engine = client.app.state.backprop.engine  # type: ignore[attr-defined]
@@ -114,4 +115,7 @@ def test_a_returning_readers_item_page_takes_one_pooled_connection(client: TestC
             assert page.status_code == 200 and "<span>wren</span>" in page.text
     finally:
         event.remove(engine, "engine_connect", count)
-    assert len(taken) == 3, taken
+    # On PostgreSQL the app's clock asks the database for now on a connection of its own
+    # (app.db.DatabaseClock): one more per page there.
+    per_page = 1 if engine.dialect.name == "sqlite" else 2
+    assert len(taken) == 3 * per_page, taken
