@@ -2,20 +2,22 @@
 shows its failures grouped by category with the first one open, offers the failing
 category's hint and opens the solution (confirmed) with the diff, stacked on a phone; the
 reference then passes, and the list and the item page say it was solved after reveal. The
-page stays free of serious accessibility violations with results, hints and the diff."""
+page stays free of serious accessibility violations with results, hints and the diff. Every
+exercise's page fits a phone's width."""
 
 from __future__ import annotations
 
 import pytest
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Browser, Page, expect
 
 from app.settings import PROJECT_ROOT
 from tests.browser.conftest import screenshot
-from tests.browser.test_accessibility import AXE, _serious
+from tests.browser.test_accessibility import AXE, SIZES, _serious
 from tests.support.sandbox_worker import needs_isolation
 
 pytestmark = [pytest.mark.browser, needs_isolation]
-FOLDER = PROJECT_ROOT / "content" / "exercises" / "stable-softmax"
+EXERCISES = PROJECT_ROOT / "content" / "exercises"
+FOLDER = EXERCISES / "stable-softmax"
 
 
 def test_a_failing_then_a_passing_submission(guest: Page) -> None:
@@ -126,3 +128,28 @@ def test_one_submission_graded_on_both_devices_side_by_side(guest: Page) -> None
         expect(gpu).to_contain_text("GPU row absent: This host has no NVIDIA GPU")
     screenshot(page, "exercise-both-devices", full_page=True)
     assert _serious(page) == []
+
+
+def test_every_exercise_page_fits_a_phone(browser: Browser, live_server: str) -> None:
+    """A title with one long token ("Multi-head attention equal to nn.MultiheadAttention")
+    once widened its page on a phone. Every exercise the list links to is opened, its
+    editor loaded, and measured."""
+    context = browser.new_context(base_url=live_server, viewport=SIZES["phone"], is_mobile=True)
+    page = context.new_page()
+    page.goto("/exercises")
+    links = page.locator("#results a.item-link")
+    paths = [links.nth(i).get_attribute("href") or "" for i in range(links.count())]
+    assert len(paths) == len(list(EXERCISES.glob("*/exercise.yml")))
+    width = SIZES["phone"]["width"]
+    overflows: dict[str, int] = {}
+    for path in ["/exercises", *paths]:
+        page.goto(path)
+        if path != "/exercises":
+            expect(page.locator(".cm-content")).to_contain_text("def ", timeout=20_000)
+        # A mobile browser widens its layout to the content (window.innerWidth grows with
+        # it): the page is measured against the phone's own width.
+        overflow = page.evaluate("document.documentElement.scrollWidth") - width
+        if overflow > 0:
+            overflows[path] = overflow
+    context.close()
+    assert overflows == {}, f"pages that scroll sideways on a phone, by px: {overflows}"
