@@ -134,3 +134,14 @@ def screenshot(page: Page, name: str, *, full_page: bool = False) -> Path:
     # caret="initial": hiding the caret injects a <style>, which our CSP rightly blocks.
     page.screenshot(path=str(path), full_page=full_page, caret="initial")
     return path
+
+
+def sideways_scroll(page: Page) -> int:
+    """How many CSS pixels the page is wider than its viewport (0 or less: it fits).
+
+    Measured against the document's client width: a mobile browser lays a too-wide page out
+    wider and widens window.innerWidth with it (745 px on a 390 px phone, measured), so a
+    check against innerWidth never sees the overflow it is there to catch."""
+    return int(
+        page.evaluate("document.documentElement.scrollWidth - document.documentElement.clientWidth")
+    )

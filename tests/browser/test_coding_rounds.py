@@ -12,7 +12,7 @@ import pytest
 from playwright.sync_api import Browser, Page, expect
 
 from app.settings import PROJECT_ROOT
-from tests.browser.conftest import screenshot
+from tests.browser.conftest import screenshot, sideways_scroll
 from tests.browser.test_accessibility import AXE, SIZES, _serious
 from tests.support.sandbox_worker import needs_isolation
 
@@ -154,9 +154,7 @@ def test_a_long_test_name_fits_a_phone_and_the_round_can_be_ended(
     page.locator(".visible-tests li strong").first.evaluate(
         "node => { node.textContent = 'block equals nn.TransformerEncoderLayer(norm_first=True)' }"
     )
-    # A mobile browser widens its layout to the content (window.innerWidth grows with it):
-    # the page is measured against the phone's own width.
-    overflow = page.evaluate("document.documentElement.scrollWidth") - SIZES["phone"]["width"]
+    overflow = sideways_scroll(page)
     assert overflow <= 0, f"the round's page scrolls sideways by {overflow}px"
     page.get_by_role("button", name="I'm done: end the round").click()
     expect(page.locator(".round-verdict")).to_be_visible()

@@ -7,7 +7,7 @@ import re
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
-from tests.browser.conftest import screenshot
+from tests.browser.conftest import screenshot, sideways_scroll
 
 pytestmark = pytest.mark.browser
 
@@ -151,10 +151,30 @@ def test_phone_layout_has_no_horizontal_scroll(browser: Browser, live_server: st
         ("/items/activation-functions", "item-phone"),
     ):
         page.goto(path)
-        overflow = page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
+        overflow = sideways_scroll(page)
         assert overflow <= 0, f"{path} scrolls sideways by {overflow}px"
         screenshot(page, name)
     context.close()
+
+
+def test_every_item_and_lab_page_fits_a_phone(browser: Browser, live_server: str) -> None:
+    """Every page of the library, labs included: one long token (a title, a test's name)
+    twice widened a page on a phone that the checks of a few chosen pages never opened."""
+    context = browser.new_context(
+        base_url=live_server, viewport={"width": 390, "height": 844}, is_mobile=True
+    )
+    page = context.new_page()
+    listed = page.request.get("/api/items")
+    slugs = [item["slug"] for item in listed.json()]
+    decks = {item["deck"] for item in listed.json()}
+    assert len(slugs) >= 38 + 20 and "labs" in decks
+    overflows: dict[str, int] = {}
+    for slug in slugs:
+        page.goto(f"/items/{slug}")
+        if (overflow := sideways_scroll(page)) > 0:
+            overflows[slug] = overflow
+    context.close()
+    assert overflows == {}, f"item pages that scroll sideways on a phone, by px: {overflows}"
 
 
 def test_on_a_phone_results_show_while_typing_and_targets_are_big_enough(

@@ -17,7 +17,7 @@ from playwright.sync_api import Page, expect
 
 from app.models import utcnow
 from app.settings import PROJECT_ROOT
-from tests.browser.conftest import screenshot
+from tests.browser.conftest import screenshot, sideways_scroll
 from tests.browser.test_accessibility import _serious
 from tests.browser.test_accounts import fresh_username, sign_up
 from tests.support.sandbox_worker import needs_isolation
@@ -32,13 +32,6 @@ FOLDER = PROJECT_ROOT / "content" / "exercises" / SLUG
 WRONG_DIM = (FOLDER / "mutants" / "softmax_over_wrong_dim.py").read_text()
 REFERENCE = (FOLDER / "reference.py").read_text()
 SIZES = ({"width": 390, "height": 844}, {"width": 1366, "height": 900})
-
-
-def overflow(page: Page) -> int:
-    """How many CSS pixels the page is wider than the viewport (0 when it fits)."""
-    return int(
-        page.evaluate("document.documentElement.scrollWidth - document.documentElement.clientWidth")
-    )
 
 
 def room_above_footer(page: Page) -> float:
@@ -80,7 +73,7 @@ def each_size_and_theme(page: Page, state: str) -> None:
             page.evaluate("window.scrollTo(0, 0)")
             screenshot(page, f"practice-path-{state}-{size['width']}-{theme}", full_page=True)
             assert _serious(page) == [], f"{state} at {size['width']} in {theme}"
-            assert overflow(page) == 0, f"{state} overflows at {size['width']} px"
+            assert sideways_scroll(page) <= 0, f"{state} overflows at {size['width']} px"
             assert room_above_footer(page) >= 24, f"{state} touches the footer at {size['width']}"
     page.set_viewport_size(SIZES[1])
     page.emulate_media(color_scheme="light")

@@ -26,7 +26,7 @@ from playwright.sync_api import (
     expect,
 )
 
-from tests.browser.conftest import screenshot
+from tests.browser.conftest import screenshot, sideways_scroll
 
 pytestmark = pytest.mark.browser
 
@@ -330,7 +330,7 @@ def _prepared_guest(
 
 
 def _no_sideways_scroll(page: Page, what: str) -> None:
-    overflow = page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
+    overflow = sideways_scroll(page)
     assert overflow <= 0, f"{what} scrolls sideways by {overflow}px"
 
 
