@@ -1,5 +1,6 @@
 """axe-core over every kind of page, at phone and desktop size, in both themes: no serious or
-critical violation. Screenshots of each go to test-artifacts/screenshots/a11y/."""
+critical violation, and none wider than a phone. Screenshots of each go to
+test-artifacts/screenshots/a11y/."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Browser, Page
 
-from tests.browser.conftest import ARTIFACTS
+from tests.browser.conftest import ARTIFACTS, sideways_scroll
 
 pytestmark = pytest.mark.browser
 
@@ -77,6 +78,19 @@ def test_no_serious_accessibility_violation(themed: Page, name: str) -> None:
     assert _serious(themed) == []
 
 
+def test_no_kind_of_page_is_wider_than_a_phone(browser: Browser, live_server: str) -> None:
+    context = browser.new_context(base_url=live_server, viewport=SIZES["phone"], is_mobile=True)
+    page = context.new_page()
+    overflows: dict[str, int] = {}
+    for name, path in PAGES.items():
+        page.goto(path)
+        page.wait_for_load_state("networkidle")
+        if (overflow := sideways_scroll(page)) > 0:
+            overflows[name] = overflow
+    context.close()
+    assert overflows == {}, f"pages that scroll sideways on a phone, by px: {overflows}"
+
+
 def test_no_serious_violation_on_a_quiz_and_the_account_pages(
     browser: Browser, live_server: str
 ) -> None:
@@ -108,5 +122,7 @@ def test_no_serious_violation_on_a_quiz_and_the_account_pages(
                 page.goto(path)
                 page.wait_for_load_state("networkidle")
                 found[f"{name} {size} {theme}"] = _serious(page)
+                if (overflow := sideways_scroll(page)) > 0:
+                    found[f"{name} {size} {theme}"].append(f"scrolls sideways by {overflow}px")
     context.close()
     assert {k: v for k, v in found.items() if v} == {}
