@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import hashlib
+import re
 from functools import lru_cache
 from typing import Any
 
 from fastapi import Request
 from fastapi.responses import HTMLResponse
 from fastapi.templating import Jinja2Templates
+from markupsafe import Markup, escape
 
 from app.domain import Difficulty, Identity
 from app.settings import PROJECT_ROOT
@@ -23,6 +25,21 @@ def asset_url(path: str) -> str:
     to the file changes the address. Cheaper than url_for, which walks the routes."""
     digest = hashlib.sha256((STATIC_DIR / path).read_bytes()).hexdigest()[:12]
     return f"/static/{path}?v={digest}"
+
+
+# Inside a dotted or snake_case name (torch.nn.parallel.DistributedDataParallel,
+# zero_grad(set_to_none=True)): after each dot or underscore between letters.
+_NAME_JOINT = re.compile(r"(?<=[A-Za-z])([._])(?=[A-Za-z])")
+
+
+def breakable(text: object) -> Markup:
+    """`text`, escaped, with a line-break opportunity (<wbr>) at each joint of a dotted or
+    snake_case name: a phone wraps a long name at its parts rather than mid-word (the CSS's
+    overflow-wrap: anywhere stays the last resort). Copied text and screen readers are
+    unchanged. Markup passes as it is: its dots may be inside tags."""
+    if isinstance(text, Markup):
+        return text
+    return Markup(_NAME_JOINT.sub(r"\1<wbr>", str(escape(text))))
 
 
 def viewer(request: Request) -> Identity | None:
@@ -43,6 +60,7 @@ templates.env.trim_blocks = True
 # template per page (7% of a signed-in page's time). Restart the server to see an edit.
 templates.env.auto_reload = False
 templates.env.lstrip_blocks = True
+templates.env.filters["breakable"] = breakable
 templates.env.globals.update(
     asset=asset_url,
     csrf_token=csrf_token,

@@ -17,6 +17,7 @@ from sqlmodel import Session, col, func, select
 
 from app.models import CodingRound, Exercise, ExerciseReviewEvent, Item, Run
 from app.services import mock
+from app.web.templating import breakable
 from sandbox.protocol import (
     Event,
     Finished,
@@ -118,7 +119,9 @@ def test_a_coding_interview_hides_the_difficulty_until_its_verdict(
     assert api["status"] == "open" and api["difficulty"] is None and api["result"] is None
     assert "difficulty" not in api["exercise"]
     assert api["seconds_left"] == 20 * 60
-    assert exercise.title in page and 'id="quiz-clock"' in page and 'data-drafts="none"' in page
+    # As shown: escaped, with a line-break opportunity at each joint of a long name.
+    assert breakable(exercise.title) in page
+    assert 'id="quiz-clock"' in page and 'data-drafts="none"' in page
     assert not DIFFICULTY_BADGE.search(page)
     assert "reveal-solution" not in page and "/solution" not in page
     assert f'data-submit-url="/api/coding-rounds/{round_id}/submissions"' in page
@@ -271,7 +274,7 @@ def test_a_mock_interview_with_a_coding_round_and_its_follow_up(
     begun = form(client, f"{url}/mock/coding", token_from=url)
     assert begun.status_code == 303 and begun.headers["location"] == f"/coding/{found.id}"
     round_page = client.get(f"/coding/{found.id}").text
-    assert exercise.title in round_page and not DIFFICULTY_BADGE.search(round_page)
+    assert breakable(exercise.title) in round_page and not DIFFICULTY_BADGE.search(round_page)
     assert client.get(f"/api/coding-rounds/{found.id}").json()["seconds_left"] == 20 * 60
     assert "Back to the coding round" in client.get(url).text
 
@@ -281,7 +284,7 @@ def test_a_mock_interview_with_a_coding_round_and_its_follow_up(
     assert "Grade your answers" in grading and "Every test passed" in grading
     assert f"badge-{exercise.difficulty}" in grading
     followup = exercise.followup_list[found.followup_index or 0]
-    assert followup["prompt"] in grading
+    assert breakable(followup["prompt"]) in grading
     assert grading.count('name="followup"') == len(followup["key_points"])
 
     token = csrf_token(client, url)
@@ -289,7 +292,7 @@ def test_a_mock_interview_with_a_coding_round_and_its_follow_up(
     graded = client.post(f"{url}/mock/grade", data=data, follow_redirects=False)
     assert graded.status_code == 303
     results = client.get(url).text
-    assert "Every test passed" in results and followup["prompt"] in results
+    assert "Every test passed" in results and breakable(followup["prompt"]) in results
     total = len(followup["key_points"])
     assert f"you covered 2 of {total} key points" in results
     with Session(engine) as session:

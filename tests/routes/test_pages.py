@@ -299,3 +299,11 @@ def test_changing_the_deck_with_htmx_renames_the_page(client: TestClient) -> Non
     assert '<div id="list-heading" hx-swap-oob="true">' in html and heading_of(html) == "Labs"
     full = client.get("/items", params={"deck": "labs"}).text
     assert '<div id="list-heading">' in full and "hx-swap-oob" not in full
+
+
+def test_a_long_name_in_an_items_title_may_wrap_at_its_dots(client: TestClient) -> None:
+    page = client.get("/items/dataparallel-vs-ddp").text
+    title = re.search(r"<h1>(.*?)</h1>", page, re.S)
+    assert title is not None
+    assert "torch.<wbr>nn.<wbr>parallel.<wbr>DistributedDataParallel" in title.group(1)
+    assert "<title>Explain the difference between torch.nn.DataParallel" in page  # plain there
