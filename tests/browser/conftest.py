@@ -6,7 +6,7 @@ import os
 import socket
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -145,3 +145,18 @@ def sideways_scroll(page: Page) -> int:
     return int(
         page.evaluate("document.documentElement.scrollWidth - document.documentElement.clientWidth")
     )
+
+
+def pages_wider_than_their_viewport(
+    page: Page, paths: list[str], ready: Callable[[Page, str], None] | None = None
+) -> dict[str, int]:
+    """Each of `paths` opened in `page` (and, with `ready`, waited for), by how many px it
+    scrolls sideways; only the pages that do."""
+    overflows: dict[str, int] = {}
+    for path in paths:
+        page.goto(path)
+        if ready is not None:
+            ready(page, path)
+        if (overflow := sideways_scroll(page)) > 0:
+            overflows[path] = overflow
+    return overflows

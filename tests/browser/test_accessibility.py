@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Browser, Page
 
-from tests.browser.conftest import ARTIFACTS, sideways_scroll
+from tests.browser.conftest import ARTIFACTS, pages_wider_than_their_viewport, sideways_scroll
 
 pytestmark = pytest.mark.browser
 
@@ -81,12 +81,9 @@ def test_no_serious_accessibility_violation(themed: Page, name: str) -> None:
 def test_no_kind_of_page_is_wider_than_a_phone(browser: Browser, live_server: str) -> None:
     context = browser.new_context(base_url=live_server, viewport=SIZES["phone"], is_mobile=True)
     page = context.new_page()
-    overflows: dict[str, int] = {}
-    for name, path in PAGES.items():
-        page.goto(path)
-        page.wait_for_load_state("networkidle")
-        if (overflow := sideways_scroll(page)) > 0:
-            overflows[name] = overflow
+    overflows = pages_wider_than_their_viewport(
+        page, list(PAGES.values()), lambda page, _: page.wait_for_load_state("networkidle")
+    )
     context.close()
     assert overflows == {}, f"pages that scroll sideways on a phone, by px: {overflows}"
 

@@ -11,7 +11,7 @@ import pytest
 from playwright.sync_api import Browser, Page, expect
 
 from app.settings import PROJECT_ROOT
-from tests.browser.conftest import screenshot, sideways_scroll
+from tests.browser.conftest import pages_wider_than_their_viewport, screenshot
 from tests.browser.test_accessibility import AXE, SIZES, _serious
 from tests.support.sandbox_worker import needs_isolation
 
@@ -140,13 +140,11 @@ def test_every_exercise_page_fits_a_phone(browser: Browser, live_server: str) ->
     links = page.locator("#results a.item-link")
     paths = [links.nth(i).get_attribute("href") or "" for i in range(links.count())]
     assert len(paths) == len(list(EXERCISES.glob("*/exercise.yml")))
-    overflows: dict[str, int] = {}
-    for path in ["/exercises", *paths]:
-        page.goto(path)
+
+    def editor_loaded(page: Page, path: str) -> None:
         if path != "/exercises":
             expect(page.locator(".cm-content")).to_contain_text("def ", timeout=20_000)
-        overflow = sideways_scroll(page)
-        if overflow > 0:
-            overflows[path] = overflow
+
+    overflows = pages_wider_than_their_viewport(page, ["/exercises", *paths], editor_loaded)
     context.close()
     assert overflows == {}, f"pages that scroll sideways on a phone, by px: {overflows}"

@@ -7,7 +7,7 @@ import re
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
-from tests.browser.conftest import screenshot, sideways_scroll
+from tests.browser.conftest import pages_wider_than_their_viewport, screenshot, sideways_scroll
 
 pytestmark = pytest.mark.browser
 
@@ -168,11 +168,7 @@ def test_every_item_and_lab_page_fits_a_phone(browser: Browser, live_server: str
     slugs = [item["slug"] for item in listed.json()]
     decks = {item["deck"] for item in listed.json()}
     assert len(slugs) >= 38 + 20 and "labs" in decks
-    overflows: dict[str, int] = {}
-    for slug in slugs:
-        page.goto(f"/items/{slug}")
-        if (overflow := sideways_scroll(page)) > 0:
-            overflows[slug] = overflow
+    overflows = pages_wider_than_their_viewport(page, [f"/items/{slug}" for slug in slugs])
     context.close()
     assert overflows == {}, f"item pages that scroll sideways on a phone, by px: {overflows}"
 
