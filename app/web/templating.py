@@ -28,18 +28,23 @@ def asset_url(path: str) -> str:
 
 
 # Inside a dotted or snake_case name (torch.nn.parallel.DistributedDataParallel,
-# zero_grad(set_to_none=True)): after each dot or underscore between letters.
+# zero_grad(set_to_none=True)): after each dot or underscore between letters; only in a
+# word too long to be sure of a phone's line (a heading's line there holds about 24
+# characters), so that a short name (torch.nn.DataParallel) is never split needlessly.
 _NAME_JOINT = re.compile(r"(?<=[A-Za-z])([._])(?=[A-Za-z])")
+_LONG_WORD = re.compile(r"\S{25,}")
 
 
 def breakable(text: object) -> Markup:
-    """`text`, escaped, with a line-break opportunity (<wbr>) at each joint of a dotted or
-    snake_case name: a phone wraps a long name at its parts rather than mid-word (the CSS's
+    """`text`, escaped, with a line-break opportunity (<wbr>) at each joint of a long dotted
+    or snake_case name: a phone wraps it at its parts rather than mid-word (the CSS's
     overflow-wrap: anywhere stays the last resort). Copied text and screen readers are
     unchanged. Markup passes as it is: its dots may be inside tags."""
     if isinstance(text, Markup):
         return text
-    return Markup(_NAME_JOINT.sub(r"\1<wbr>", str(escape(text))))
+    return Markup(
+        _LONG_WORD.sub(lambda word: _NAME_JOINT.sub(r"\1<wbr>", word[0]), str(escape(text)))
+    )
 
 
 def viewer(request: Request) -> Identity | None:

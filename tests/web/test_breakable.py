@@ -15,12 +15,16 @@ def test_a_dotted_or_snake_case_name_may_break_after_each_joint() -> None:
     assert breakable("zero_grad(set_to_none=True)") == "zero_<wbr>grad(set_<wbr>to_<wbr>none=True)"
 
 
-def test_numbers_sentence_ends_and_markup_are_left_alone() -> None:
-    assert breakable("lr 1.5e-3. Then 2_000 steps.") == "lr 1.5e-3. Then 2_000 steps."
+def test_short_names_numbers_sentence_ends_and_markup_are_left_alone() -> None:
+    assert breakable("torch.nn.DataParallel, e.g. lr 1.5e-3. Then 2_000 steps.") == (
+        "torch.nn.DataParallel, e.g. lr 1.5e-3. Then 2_000 steps."
+    )
     assert breakable(Markup("<a href='x.y'>a.b</a>")) == "<a href='x.y'>a.b</a>"
 
 
 def test_the_text_is_escaped_first() -> None:
-    out = breakable("<script>x.y</script> & a_b")
-    assert out == "&lt;script&gt;x.<wbr>y&lt;/script&gt; &amp; a_<wbr>b"
+    out = breakable("<script>alert(torch.nn.functional.softmax)</script> & a_b")
+    assert out == (
+        "&lt;script&gt;alert(torch.<wbr>nn.<wbr>functional.<wbr>softmax)&lt;/script&gt; &amp; a_b"
+    )
     assert isinstance(out, Markup)
