@@ -9,6 +9,7 @@ import logging
 from collections.abc import Iterator
 
 import pytest
+import structlog
 from fastapi.testclient import TestClient
 
 from app import logs
@@ -105,3 +106,39 @@ def test_text_lines_lay_out_an_exception_plainly_without_a_warning(
     assert "ValueError: the cause" in captured.getvalue()
     assert "\x1b[" not in captured.getvalue()  # no terminal colours in a log
     assert not [w for w in recwarn if "format_exc_info" in str(w.message)]
+
+
+@pytest.mark.parametrize("log_format", ["text", "json"])
+@pytest.mark.parametrize(
+    "path",
+    ["/items/x", "/items/a path with spaces", "/" + "long-" * 12, '/"it\'s"', "/a=b", "/ünï"],
+)
+def test_the_access_lines_shortcut_writes_what_the_general_chain_writes(
+    log_format: str, path: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """app/logs.py renders the access line itself; structlog's chain must agree with it to
+    the character, but for the moment each took its timestamp."""
+    logs.configure(log_format)
+    try:
+        formatter = logging.getLogger().handlers[0].formatter
+        assert isinstance(formatter, structlog.stdlib.ProcessorFormatter)
+        record = logging.getLogger(logs.ACCESS_LOGGER).makeRecord(
+            logs.ACCESS_LOGGER, logging.INFO, __file__, 1, "%s %s %d", ("GET", path, 404), None,
+            extra={"method": "GET", "path": path, "route": "/items/{slug}", "status": 404,
+                   "duration_ms": 1.25},
+        )  # fmt: skip
+        with logs.bound(request_id="lb-42.a"), logs.bound(run_id="r1"):
+            general = structlog.stdlib.ProcessorFormatter.format(formatter, record)
+            # The shortcut must not fall back on the chain.
+            monkeypatch.setattr(structlog.stdlib.ProcessorFormatter, "format", None)
+            shortcut = formatter.format(record)
+    finally:
+        logging.getLogger().handlers[:] = []
+    if log_format == "json":
+        fast, slow = json.loads(shortcut), json.loads(general)
+        assert list(fast) == list(slow)  # the same fields in the same order
+        assert {**fast, "timestamp": ""} == {**slow, "timestamp": ""}
+    else:
+        stamp, _, rest = shortcut.partition(" ")
+        assert stamp.endswith("Z") and rest == general.partition(" ")[2]
+        assert "[backprop.access]" in rest and "request_id=lb-42.a" in rest
