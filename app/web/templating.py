@@ -42,6 +42,14 @@ def breakable(text: object) -> Markup:
     unchanged. Markup passes as it is: its dots may be inside tags."""
     if isinstance(text, Markup):
         return text
+    return _breakable_text(text if isinstance(text, str) else str(text))
+
+
+# The texts are the content's (titles, prompts, model answers), the same few hundred on
+# every page: scanning a model answer for long words on each render cost 6% of a signed-in
+# item page (py-spy under bench/http_load.py), a cached answer a dictionary look-up.
+@lru_cache(maxsize=4096)
+def _breakable_text(text: str) -> Markup:
     return Markup(
         _LONG_WORD.sub(lambda word: _NAME_JOINT.sub(r"\1<wbr>", word[0]), str(escape(text)))
     )
