@@ -62,8 +62,9 @@ def warmed_worker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[WorkerHa
 
 @pytest.fixture(scope="module")
 def results(warmed_worker: WorkerHandle) -> dict[str, dict[str, Any]]:
-    """Run every runnable sample once, as many at a time as the worker has CPU slots."""
-    slots = os.cpu_count() or 2  # the worker runs one CPU run per core at a time
+    """Run every runnable sample once, as many at a time as the worker has CPU slots (one per
+    core), or as CONTENT_SAMPLES_AT_ONCE says (.ci/run: one, beside its other pass)."""
+    slots = int(os.environ.get("CONTENT_SAMPLES_AT_ONCE") or os.cpu_count() or 2)
     with ThreadPoolExecutor(max_workers=slots) as pool:
         futures = {
             sample_id(p): pool.submit(warmed_worker.run, p[1].code, LIMITS) for p in RUNNABLE
