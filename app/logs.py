@@ -38,9 +38,10 @@ def configure(log_format: str = "text", level: int = logging.INFO) -> None:
     # JSON lines carry a traceback as one string field; the console renderer lays out the
     # exception itself (and warns when it finds one already formatted), as plain text: with
     # rich installed it would otherwise draw a coloured box into a log file.
+    as_json = log_format == "json"
     rendering: list[structlog.types.Processor] = (
         [structlog.processors.format_exc_info, structlog.processors.JSONRenderer()]
-        if log_format == "json"
+        if as_json
         else [
             structlog.dev.ConsoleRenderer(
                 colors=False, exception_formatter=structlog.dev.plain_traceback
@@ -50,7 +51,7 @@ def configure(log_format: str = "text", level: int = logging.INFO) -> None:
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(
         _Formatter(
-            as_json=log_format == "json",
+            as_json=as_json,
             foreign_pre_chain=[*_SHARED, structlog.stdlib.ExtraAdder()],
             processors=[
                 structlog.stdlib.ProcessorFormatter.remove_processors_meta,
