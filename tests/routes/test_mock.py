@@ -67,3 +67,26 @@ def test_a_mock_interview_cannot_skip_ahead_or_be_graded_early(client: TestClien
     assert early.status_code == 400 and "every prompt" in early.text
     too_many = form(client, "/quizzes", token_from="/quizzes", mode="mock", count="11")
     assert too_many.status_code == 422
+
+
+def test_long_names_in_model_answers_and_key_points_may_wrap_at_their_joints(
+    client: TestClient, engine: Engine
+) -> None:
+    long_name = "torch.nn.parallel.DistributedDataParallel"
+    with Session(engine) as session:
+        for question in session.exec(select(Question)).all():
+            question.model_answer = f"Wrap the model in {long_name} after init."
+            question.key_points = f"names {long_name}\nsays why"
+            session.add(question)
+        session.commit()
+    started = form(
+        client, "/quizzes", token_from="/quizzes", mode="mock", count="3", deck="deep-learning"
+    )
+    url = started.headers["location"]
+    for n in (1, 2, 3):
+        form(client, f"{url}/mock/next", token_from=url, position=str(n))
+    grading = client.get(url).text
+    wrapped = "torch.<wbr>nn.<wbr>parallel.<wbr>DistributedDataParallel"
+    answer = re.search(r'<p class="model-answer">(.*?)</p>', grading, re.S)
+    assert answer is not None and wrapped in answer.group(1)
+    assert f"> names {wrapped}</label>" in grading
