@@ -77,9 +77,10 @@ class Settings(BaseSettings):
     compile_cache_warm: bool = Field(
         True,
         description="Once the sandbox worker `backprop serve` starts is ready, compile every "
-        "lab of CONTENT_DIR/labs into the read-only compile cache each run starts from (a "
-        "few minutes of CPU in the background; a lab's first compile then loads in well "
-        "under a second instead of taking 10-60 s).",
+        "lab of CONTENT_DIR/labs, then every other sample that calls torch.compile, into the "
+        "read-only compile cache each run starts from (a few minutes of CPU in the "
+        "background; a sample's first compile then loads in about a second instead of "
+        "taking 10-100 s).",
     )
     run_queue: RunQueueKind = Field(
         RunQueueKind.local,

@@ -55,7 +55,8 @@ def main() -> None:
         type=Path,
         default=None,
         help="a folder of lab pages (content/labs): once ready, compile their samples into "
-        "the compile cache every run starts from (see sandbox/compile_cache.py)",
+        "the compile cache every run starts from, then the other decks' samples that call "
+        "torch.compile when the folder lies in a content folder (see sandbox/compile_cache.py)",
     )
     parser.add_argument(
         "--cgroup",

@@ -9,6 +9,10 @@ sees it through an overlay: the sealed folder as the read-only lower layer, an u
 in the run's own /tmp. A run may change, add or delete anything in its cache; all of it goes
 to its upper layer and dies with it. No run can write to what the next one loads.
 
+The samples of the other decks that call torch.compile are compiled the same way, after the
+labs: run as printed, they load what they compile instead of compiling for a minute or more
+(a ResNet training step takes 1.5 min of a 2-core CPU cold, past a run's 60 s limit).
+
 Warming runs set BACKPROP_LAB_WARM=1, which makes the harness compile and check each case
 but time only one short round (backprop_lab/compare.py): what is cached is the same graphs.
 """
@@ -34,9 +38,9 @@ _REQUIRES = re.compile(r"requires=([\w,]+)")
 
 @dataclass(frozen=True)
 class WarmProgram:
-    """One lab sample the trusted step compiles."""
+    """One sample the trusted step compiles."""
 
-    name: str  # the lab file and the sample's index in it, for the log
+    name: str  # the page's file and the sample's index in it, for the log
     code: str
     requires: frozenset[str]  # the fence's requires= (e.g. cuda)
 
@@ -44,20 +48,48 @@ class WarmProgram:
         return "cuda" not in self.requires or backend == "cuda"
 
 
+# What keeps a deck's sample from running as printed (the content's requires= flags).
+_CANNOT_RUN = frozenset({"network", "incomplete", "broken", "long"})
+
+
 def lab_programs(labs_dir: Path) -> list[WarmProgram]:
     """Every python sample of every lab page in `labs_dir`, in file order. Samples that need
     the network are left out (no jail has one)."""
     programs = []
     for path in sorted(labs_dir.glob("*.md")):
-        text = path.read_text(encoding="utf-8")
-        for index, match in enumerate(_FENCE.finditer(text)):
-            found = _REQUIRES.search(match.group(1))
-            requires = frozenset(found.group(1).split(",")) if found else frozenset()
-            if "network" in requires:
-                continue
-            code = match.group(2).removesuffix("\n")  # as the importer stores it
-            programs.append(WarmProgram(f"{path.name}#{index}", code, requires))
+        for name, code, requires in _samples(path):
+            if "network" not in requires:
+                programs.append(WarmProgram(name, code, requires))
     return programs
+
+
+def warm_programs(labs_dir: Path) -> list[WarmProgram]:
+    """The labs' programs (`lab_programs`), then, when `labs_dir` lies in a content folder
+    (beside its decks.yml), every other deck's sample that calls torch.compile and runs as
+    printed. Labs first: they time compiled code, so a cold compile would spoil their
+    figures; the others only wait less for their answer."""
+    programs = lab_programs(labs_dir)
+    content = labs_dir.parent
+    if not (content / "decks.yml").is_file():
+        return programs
+    for path in sorted(content.glob("*/*.md")):
+        if path.parent.resolve() == labs_dir.resolve():
+            continue
+        for name, code, requires in _samples(path):
+            if "torch.compile" in code and not requires & _CANNOT_RUN:
+                programs.append(WarmProgram(f"{path.parent.name}/{name}", code, requires))
+    return programs
+
+
+def _samples(path: Path) -> list[tuple[str, str, frozenset[str]]]:
+    """The python samples of a content page: name, code (as the importer stores it) and the
+    fence's requires=."""
+    found = []
+    for index, match in enumerate(_FENCE.finditer(path.read_text(encoding="utf-8"))):
+        flags = _REQUIRES.search(match.group(1))
+        requires = frozenset(flags.group(1).split(",")) if flags else frozenset()
+        found.append((f"{path.name}#{index}", match.group(2).removesuffix("\n"), requires))
+    return found
 
 
 def fresh_folder(state_dir: Path, backend: str) -> Path:

@@ -15,9 +15,10 @@ from sandbox.protocol import Backend, Emit, Event, Limits, Output, RunRequest, R
 
 log = logging.getLogger("sandbox")
 
-# The ceilings (limits.py): the ResNet-50 lab compiles its training step for a minute on a
-# 2-core CPU.
-WARM_LIMITS = Limits(wall_seconds=180.0, cpu_seconds=360.0, memory_mb=6144, tmp_mb=1024)
+# Past a learner's ceilings (limits.py): this is trusted code, at idle priority, so on a busy
+# host it gets the CPU only when nothing else wants it. The ResNet-50 lab compiles its training
+# step for a minute on an idle 2-core CPU; beside other work, a 180 s limit starved it.
+WARM_LIMITS = Limits(wall_seconds=900.0, cpu_seconds=1200.0, memory_mb=6144, tmp_mb=1024)
 
 # Runs `request` in `pool` with the given folder as its writable cache (Worker.execute_in).
 Execute = Callable[[Pool, RunRequest, Path, Emit], Awaitable[RunResult]]
@@ -32,7 +33,7 @@ async def warm(
     folder = compile_cache.fresh_folder(state_dir, pool.backend)
     compiled = 0
     for index, program in enumerate(chosen):
-        pool.cache_state = f"warming: {index} of {len(chosen)} labs compiled"
+        pool.cache_state = f"warming: {index} of {len(chosen)} samples compiled"
         compile_cache.seal(folder)  # writable by whichever slot's user runs the next one
         request = RunRequest(
             id=f"warm-{pool.backend}-{index}",
@@ -56,7 +57,7 @@ async def warm(
             )
     compile_cache.seal(folder)
     pool.compile_cache = folder
-    pool.cache_state = f"ready: {compiled} of {len(chosen)} labs compiled"
+    pool.cache_state = f"ready: {compiled} of {len(chosen)} samples compiled"
     log.info("compile cache (%s) %s", pool.backend, pool.cache_state)
 
 

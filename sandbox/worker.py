@@ -125,10 +125,11 @@ class Worker:
             self.warming_task = asyncio.create_task(self._warm_compile_caches(self.labs_dir))
 
     async def _warm_compile_caches(self, labs_dir: Path) -> None:
-        """Fill each backend's compile cache from the labs' own code, one backend after the
-        other. A failure leaves runs on an empty cache, as without one: slower, no worse."""
+        """Fill each backend's compile cache from the content's own code (the labs, then the
+        other samples that compile: compile_cache.warm_programs), one backend after the other.
+        A failure leaves runs on an empty cache, as without one: slower, no worse."""
         try:
-            programs = await asyncio.to_thread(compile_cache.lab_programs, labs_dir)
+            programs = await asyncio.to_thread(compile_cache.warm_programs, labs_dir)
         except OSError as exc:
             log.error("compile cache: cannot read the labs in %s: %s", labs_dir, exc)
             return

@@ -25,7 +25,7 @@ class WorkerStatus:
     devices: dict[str, str]  # backend → device name
     detail: str  # plain words: "ready", or why not
     queue: dict[str, int] = field(default_factory=dict)  # runs waiting per backend
-    # backend → its compile cache in words: "off", "warming: 3 of 10 labs compiled", "ready: …"
+    # backend → its compile cache in words: "off", "warming: 3 of 17 samples compiled", "ready: …"
     compile_cache: dict[str, str] = field(default_factory=dict)
     slots: dict[str, int] = field(default_factory=dict)  # runs each backend runs at once
     absent: dict[str, str] = field(default_factory=dict)  # backend → why it is not offered

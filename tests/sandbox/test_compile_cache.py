@@ -19,7 +19,7 @@ from sqlmodel import Session, select
 from app.models import CodeSample, Item
 from app.services.labs import parse_results
 from sandbox.cgroups import CgroupTree
-from sandbox.compile_cache import lab_programs, seal
+from sandbox.compile_cache import lab_programs, seal, warm_programs
 from tests.support.paths import CONTENT_DIR
 from tests.support.sandbox_worker import needs_isolation, running_worker, worker_tree
 
@@ -121,6 +121,57 @@ def test_a_lab_that_needs_a_gpu_or_the_network_is_warmed_where_it_can_run(tmp_pa
     assert not programs.runs_on("cpu") and programs.runs_on("cuda")
 
 
+def test_after_the_labs_every_sample_that_compiles_and_runs_as_printed_is_warmed(
+    engine: Engine,
+) -> None:
+    programs = warm_programs(CONTENT_DIR / "labs")
+    assert programs[:10] == lab_programs(CONTENT_DIR / "labs")  # the labs first
+    with Session(engine) as session:
+        stored = session.exec(
+            select(CodeSample.code).join(Item).where(Item.deck_slug != "labs")
+        ).all()
+    others = [p.code for p in programs[10:]]
+    assert others and set(others) <= set(stored)  # each as the site stores it
+    assert all("torch.compile" in code for code in others)
+    # The seed's own ResNet-50 step (cuda, incomplete, long) is not; its CPU variant is.
+    names = [p.name for p in programs]
+    assert "torch-compile/05-compiled-resnet50-training-step.md#1" in names
+    assert "torch-compile/05-compiled-resnet50-training-step.md#0" not in names
+
+
+def test_samples_that_cannot_run_as_printed_or_do_not_compile_are_not_warmed(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "decks.yml").write_text("decks: []\n")
+    (tmp_path / "labs").mkdir()
+    (tmp_path / "labs" / "a.md").write_text("```python\nimport torch\n```\n")
+    (tmp_path / "deck").mkdir()
+    compiles = "f = torch.compile(g)"
+    (tmp_path / "deck" / "b.md").write_text(
+        "".join(
+            f"```python{flags}\n{code}\n```\n\n"
+            for flags, code in [
+                ("", "print('no compile')"),
+                (" requires=incomplete", compiles),
+                (" requires=cuda,long", compiles),
+                (" requires=broken", compiles),
+                (" requires=network", compiles),
+                (" requires=cuda", compiles + "  # on a GPU"),
+                ("", compiles),
+            ]
+        )
+    )
+    programs = warm_programs(tmp_path / "labs")
+    assert [(p.name, p.code) for p in programs] == [
+        ("a.md#0", "import torch"),
+        ("deck/b.md#5", compiles + "  # on a GPU"),
+        ("deck/b.md#6", compiles),
+    ]
+    # Outside a content folder (no decks.yml beside it), the labs alone.
+    (tmp_path / "decks.yml").unlink()
+    assert [p.name for p in warm_programs(tmp_path / "labs")] == ["a.md#0"]
+
+
 def test_sealing_makes_the_folder_roots_and_follows_no_link(tmp_path: Path) -> None:
     folder = tmp_path / "cache"
     (folder / "inductor" / "ab").mkdir(parents=True)
@@ -152,7 +203,7 @@ def test_a_run_that_tampers_with_the_cache_affects_no_later_run(tmp_path: Path) 
         while not worker.status()["compile_cache"]["cpu"].startswith("ready"):
             assert time.monotonic() < deadline, worker.status()
             time.sleep(0.5)
-        assert worker.status()["compile_cache"]["cpu"] == "ready: 1 of 1 labs compiled"
+        assert worker.status()["compile_cache"]["cpu"] == "ready: 1 of 1 samples compiled"
 
         first = _result_line(worker.run(code))
         assert first["receipt"]["compile_cache"] == "warm", first["receipt"]

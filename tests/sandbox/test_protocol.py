@@ -286,7 +286,7 @@ def test_a_result_from_a_newer_worker_keeps_what_it_knows() -> None:
             {"cpu": "Some CPU", "cuda": "NVIDIA H100"},
             "ready",
             {"cpu": 0, "cuda": 3},
-            {"cpu": "ready: 10 of 10 labs compiled", "cuda": "off"},
+            {"cpu": "ready: 17 of 17 samples compiled", "cuda": "off"},
             {"cpu": 2, "cuda": 1},
         ),
         WorkerStatus(WorkerState.STARTING, ["cpu"], "Some CPU", {"cpu": "Some CPU"}, "starting"),
