@@ -72,8 +72,9 @@ def warm_programs(labs_dir: Path) -> list[WarmProgram]:
     content = labs_dir.parent
     if not (content / "decks.yml").is_file():
         return programs
+    labs = labs_dir.resolve()
     for path in sorted(content.glob("*/*.md")):
-        if path.parent.resolve() == labs_dir.resolve():
+        if path.parent.resolve() == labs:
             continue
         for name, code, requires in _samples(path):
             if "torch.compile" in code and not requires & _CANNOT_RUN:
