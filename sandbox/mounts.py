@@ -110,29 +110,51 @@ def gpu_devices() -> list[str]:
     return found
 
 
-GPU_LIBRARIES = ("libcuda.so.1", "libnvidia-ml.so.1")
+NVML = "libnvidia-ml.so.1"
+GPU_LIBRARIES = ("libcuda.so.1", NVML)
+
+
+def gpu_count() -> int:
+    """How many GPUs this host shows, from their device nodes (/dev/nvidia0, /dev/nvidia1, ...):
+    counted without loading any library, for the CUDA zygote (sandbox.zygote)."""
+    return sum(name.removeprefix("nvidia").isdigit() for name in gpu_devices())
 
 
 @functools.cache
-def gpu_library_dirs() -> list[str]:
-    """Folders of the NVIDIA driver's own libraries (CUDA driver, NVML), as the loader's cache
-    lists them. A GPU container runtime often mounts them on their own (e.g.
-    /usr/local/nvidia/lib64, read-only), and a bind of /usr does not carry mounts beneath it,
-    so CUDA runs bind these too: Triton and NVML look for the files by path. Asked once, in the
-    zygote (sandbox.zygote), so every run inherits the answer."""
+def _driver_libraries() -> tuple[tuple[str, str], ...]:
+    """(name, real path) of each NVIDIA driver library the loader's cache lists and that
+    exists. Asked once, in the CUDA zygote (sandbox.zygote), so every run inherits the answer."""
     ldconfig = next((p for p in ("/sbin/ldconfig", "/usr/sbin/ldconfig") if os.path.exists(p)), "")
     try:
         listing = subprocess.run(
             [ldconfig, "-p"], capture_output=True, text=True, timeout=10, check=False
         ).stdout
     except (OSError, subprocess.SubprocessError):
-        return []
+        return ()
     found = set()
     for line in listing.splitlines():
         name, _, path = line.strip().partition(" => ")
-        if name.split(" ", 1)[0] in GPU_LIBRARIES and os.path.exists(path):
-            found.add(os.path.dirname(os.path.realpath(path)))
-    return sorted(found)
+        name = name.split(" ", 1)[0]
+        if name in GPU_LIBRARIES and os.path.exists(path):
+            found.add((name, os.path.realpath(path)))
+    return tuple(sorted(found))
+
+
+def gpu_library_dirs() -> list[str]:
+    """Folders of the NVIDIA driver's own libraries (CUDA driver, NVML), as the loader's cache
+    lists them. A GPU container runtime often mounts them on their own (e.g.
+    /usr/local/nvidia/lib64, read-only), and a bind of /usr does not carry mounts beneath it,
+    so CUDA runs bind these too: Triton looks for libcuda by path."""
+    return sorted({os.path.dirname(path) for _, path in _driver_libraries()})
+
+
+def nvml_files() -> list[str]:
+    """The NVML library's files, which a CUDA run must not load. NVML cannot start in a jail
+    (it wants the GPU's /sys and more of /proc than a run is shown), and when torch's caching
+    allocator refuses an allocation it builds its message through NVML: with the library
+    there, the learner would get an internal assertion instead of OutOfMemoryError (seen on
+    an H100 with torch 2.11). Without it, torch leaves the per-process figures out."""
+    return [path for name, path in _driver_libraries() if name == NVML]
 
 
 def build_root(spec: JailSpec) -> None:
@@ -157,6 +179,9 @@ def build_root(spec: JailSpec) -> None:
                 shown = os.path.dirname(shown)
             if os.path.isdir(root + shown) and shown not in SYSTEM_PATHS:
                 bind_readonly(shown, root + shown)
+        for path in nvml_files():
+            if os.path.exists(root + path):
+                mount("/dev/null", root + path, None, MS_BIND)  # loading it then fails
     # The host's boot command line says nothing a sample needs.
     mount("/dev/null", f"{root}/proc/cmdline", None, MS_BIND)
     mount("tmpfs", f"{root}/dev", "tmpfs", MS_NOSUID, "size=64k,mode=755")

@@ -21,17 +21,21 @@ import signal
 import socket
 import sys
 import time
+from types import ModuleType
 
 from sandbox.jail import JailSpec, supervise
-from sandbox.mounts import gpu_library_dirs
+from sandbox.mounts import gpu_count, gpu_library_dirs
 from sandbox.zygote_client import NVML_CHECK
 
 
-def warm_up() -> float:
+def warm_up(backend: str) -> float:
     """Import what samples import, so a run pays none of it; returns the seconds taken."""
     started = time.perf_counter()
     import numpy  # noqa: F401
     import torch
+
+    if backend == "cuda":
+        _count_gpus_without_nvml(torch)
     import torch._dynamo
     import torch._inductor.compile_fx
     import torch.nn
@@ -51,6 +55,23 @@ def warm_up() -> float:
     import sandbox.lab.backprop_lab.stats  # noqa: F401  (the performance test's statistics)
 
     return time.perf_counter() - started
+
+
+def _count_gpus_without_nvml(torch: ModuleType) -> None:
+    """Give torch its GPU count before the imports below ask for it. Asked itself, torch counts
+    through NVML (so as not to touch the CUDA runtime, zygote_client.py), which leaves the
+    library loaded in every fork; inside a jail NVML cannot start, and a refused allocation
+    then ended in an internal assertion instead of OutOfMemoryError (mounts.nvml_files).
+    The device nodes tell the same count and load nothing. `serve` takes it back before the
+    first fork, so a run counts through the CUDA runtime as usual."""
+    if hasattr(torch.cuda, "_cached_device_count"):  # torch's own cache of the count
+        torch.cuda._cached_device_count = gpu_count()
+
+
+def nvml_loaded() -> bool:
+    """Whether this process has the NVML library mapped."""
+    with open("/proc/self/maps") as maps:
+        return any("libnvidia-ml" in line for line in maps)
 
 
 # What torch.compile imports on its first use (measured: 150 modules, 0.2 s) and what it
@@ -114,11 +135,17 @@ def forks_can_use_cuda() -> bool:
 def serve(backend: str, control_fd: int) -> None:
     control = socket.socket(fileno=control_fd)
     zygote = os.getpid()
-    seconds = warm_up()
+    seconds = warm_up(backend)
     if backend == "cuda":
         if not forks_can_use_cuda():
             sys.exit("the CUDA warm process touched CUDA while warming up; runs could not use it")
+        if nvml_loaded():
+            # Runs still work; only a refused allocation may end in torch's assertion.
+            print("the CUDA warm process loaded NVML while warming up", file=sys.stderr)
         gpu_library_dirs()  # found once here; every run forked from now on inherits it
+        import torch
+
+        torch.cuda._cached_device_count = None
     # Counting GPUs through NVML kept the imports above from touching the CUDA runtime
     # (zygote_client.py). NVML cannot start in a jail (no /sys of the GPU): runs count them
     # through the runtime, as torch does by default.

@@ -101,7 +101,29 @@ def test_the_default_gpu_memory_cap_stops_a_run_that_takes_most_of_the_gpu(
         backend="cuda",
     )
     assert result["verdict"] == "error"
-    assert "OutOfMemoryError" in result["stderr"] and "allocated" not in result["stdout"]
+    assert "OutOfMemoryError" in result["stderr"], result["stderr"][-3000:]
+    assert "allocated" not in result["stdout"]
+
+
+def test_a_cuda_run_computes_without_the_nvml_library(gpu: WorkerHandle) -> None:
+    """NVML cannot start in a jail: loaded, it turned a refused allocation into torch's internal
+    assertion. Neither the warm process nor the run may have it (sandbox/mounts.nvml_files)."""
+    result = gpu.run(
+        "import ctypes, torch\n"
+        "print('sum:', torch.ones(8, device='cuda').sum().item())\n"
+        "print('count:', torch.cuda.device_count())\n"
+        "print('mapped:', 'libnvidia-ml' in open('/proc/self/maps').read())\n"
+        "try:\n"
+        "    ctypes.CDLL('libnvidia-ml.so.1')\n"
+        "    print('loadable: True')\n"
+        "except OSError:\n"
+        "    print('loadable: False')\n",
+        backend="cuda",
+    )
+    assert result["verdict"] == "ok", result["stderr"]
+    found = lines(result)
+    assert found["sum"] == "8.0" and int(found["count"]) >= 1
+    assert found["mapped"] == "False" and found["loadable"] == "False"
 
 
 def test_gpu_memory_of_a_run_killed_mid_kernel_is_free_for_the_next(gpu: WorkerHandle) -> None:

@@ -33,12 +33,14 @@ def test_the_driver_library_folders_come_from_the_loader_cache(
         return subprocess.CompletedProcess(args, 0, LDCONFIG.format(driver=driver), "")
 
     monkeypatch.setattr(mounts.subprocess, "run", ldconfig)
-    mounts.gpu_library_dirs.cache_clear()
+    mounts._driver_libraries.cache_clear()
     try:
         # One folder, once; libc is not the driver's, and a listed file that is gone is skipped.
         assert mounts.gpu_library_dirs() == [str(driver)]
+        # NVML's file is the one a CUDA run gets masked (/dev/null bound over it).
+        assert mounts.nvml_files() == [str(driver / "libnvidia-ml.so.1")]
     finally:
-        mounts.gpu_library_dirs.cache_clear()
+        mounts._driver_libraries.cache_clear()
 
 
 def test_a_cpu_zygote_hides_the_gpus_and_both_count_them_without_the_cuda_runtime() -> None:
@@ -65,3 +67,11 @@ def test_only_nvidia_character_devices_are_given(monkeypatch: pytest.MonkeyPatch
         lambda path: type("S", (), {"st_mode": kinds[path.rsplit("/", 1)[1]]})(),
     )
     assert mounts.gpu_devices() == ["nvidia-uvm", "nvidia0", "nvidiactl"]
+
+
+def test_the_gpus_are_counted_from_their_device_nodes(monkeypatch: pytest.MonkeyPatch) -> None:
+    nodes = ["nvidia-uvm", "nvidia-uvm-tools", "nvidia0", "nvidia1", "nvidia10", "nvidiactl"]
+    monkeypatch.setattr(mounts, "gpu_devices", lambda: nodes)
+    assert mounts.gpu_count() == 3
+    monkeypatch.setattr(mounts, "gpu_devices", lambda: ["nvidiactl"])
+    assert mounts.gpu_count() == 0
