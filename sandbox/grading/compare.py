@@ -24,6 +24,9 @@ class Tolerance:
     atol: float
     rtol: float
 
+    def short(self) -> str:
+        return f"atol {self.atol:g} + rtol {self.rtol:g}"
+
     def describe(self, dtype: str, device: str) -> str:
         return f"atol {self.atol:g} + rtol {self.rtol:g} x |expected| ({dtype} on {device})"
 
@@ -69,7 +72,7 @@ class Comparison:
         name = dtype_name(dtype)
         per_device = self.tolerances.get(name) or DEFAULT_TOLERANCES.get(name) or {}
         tol = per_device.get(self.device) or per_device.get("cpu") or Tolerance(0.0, 0.0)
-        _used.setdefault(name, f"atol {tol.atol:g} + rtol {tol.rtol:g}")
+        _used.setdefault(name, tol.short())
         return Tolerance(tol.atol * self.scale, tol.rtol * self.scale)
 
     def check(self, expected: Any, actual: Any, where: str = "output") -> None:

@@ -5,6 +5,7 @@ when these ran on a GPU."""
 
 from __future__ import annotations
 
+import json
 import shutil
 import subprocess
 import threading
@@ -124,6 +125,23 @@ def test_a_cuda_run_computes_without_the_nvml_library(gpu: WorkerHandle) -> None
     found = lines(result)
     assert found["sum"] == "8.0" and int(found["count"]) >= 1
     assert found["mapped"] == "False" and found["loadable"] == "False"
+
+
+def test_a_lab_run_on_the_cuda_backend_times_on_the_gpu(gpu: WorkerHandle) -> None:
+    """The labs build their tensors on the CPU; on the CUDA backend the harness times them on
+    the GPU (its receipts used to be the CPU's, labelled with the CUDA backend)."""
+    result = gpu.run(
+        "import json, torch\n"
+        "from backprop_lab import compare\n"
+        "x = torch.randn(256, 256)\n"
+        "compare(lambda t: torch.sin(t) * 2 + 1, x, rounds=1, min_run_time=0.01, warmup=0)\n",
+        backend="cuda",
+    )
+    assert result["verdict"] == "ok", result["stderr"][-3000:]
+    line = next(x for x in result["stdout"].splitlines() if x.startswith("BACKPROP_LAB_RESULT "))
+    receipt = json.loads(line.split(" ", 1)[1])["receipt"]
+    assert receipt["device_type"] == "cuda" and receipt["cuda"]
+    assert [i["device"] for i in receipt["inputs"]] == ["cuda:0"]
 
 
 def test_gpu_memory_of_a_run_killed_mid_kernel_is_free_for_the_next(gpu: WorkerHandle) -> None:

@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from app.settings import PROJECT_ROOT
+from sandbox.grading.compare import DEFAULT_TOLERANCES
 from sandbox.grading.exercise import Exercise, grading_request, load
 from sandbox.protocol import Mode
 from tests.support.sandbox_worker import WorkerHandle, needs_isolation
@@ -19,6 +20,12 @@ EXERCISES = PROJECT_ROOT / "content" / "exercises"
 
 def exercise(slug: str) -> Exercise:
     return load(EXERCISES / slug)
+
+
+def tolerance(ex: Exercise, dtype: str, device: str) -> str:
+    """The tolerance a grading on `device` compares `dtype` with, as its report names it."""
+    per_device = ex.config.tolerances.get(dtype) or DEFAULT_TOLERANCES[dtype]
+    return per_device.get(device, per_device["cpu"]).short()
 
 
 def graded(
@@ -115,7 +122,10 @@ def test_the_reference_passes_through_the_jails_on_the_gpu(worker: WorkerHandle,
     grading = result["grading"]
     failing = [(t["name"], t["message"]) for t in grading["tests"] if t["status"] != "pass"]
     assert grading["verdict"] == "passed", failing
-    assert "on cuda" in " ".join(grading["tolerances"].values())
+    # The report names the tolerances it compared with: the exercise's CUDA ones (looser than
+    # its CPU ones for these four), since the learner's code ran on the GPU.
+    assert grading["tolerances"] == {d: tolerance(ex, d, "cuda") for d in grading["tolerances"]}
+    assert any(tolerance(ex, d, "cpu") != tolerance(ex, d, "cuda") for d in grading["tolerances"])
     assert grading["performance"]["ratio"] > 0
 
 

@@ -39,6 +39,8 @@ from backprop_lab import (  # noqa: E402
     tolerance_for,
 )
 
+compare_module = sys.modules["backprop_lab.compare"]  # the name `compare` is the function
+
 RESULT_KEYS = {
     "label",
     "mode",
@@ -234,6 +236,17 @@ def test_compare_reports_a_full_receipt_and_passes_an_equal_function(
     assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\+00:00", receipt["date"])
     assert data["verdict_text"].endswith("; outputs match within 1e-4 (absolute + relative).")
     assert "threads        " in printed and "(both sides)" in printed
+
+
+def test_device_cpu_keeps_a_run_that_has_a_gpu_on_the_cpu(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # On the CUDA backend compare() moves CPU inputs to the GPU unless told otherwise
+    # (tests/sandbox/test_cuda.py runs that on a GPU).
+    monkeypatch.setattr(compare_module, "_run_has_gpu", lambda: True)
+    x = torch.randn(32, 16)
+    result = compare(chain, x, compiled=chain, device="cpu", rounds=1, min_run_time=0.01)
+    assert result.receipt.device_type == "cpu" and x.device.type == "cpu"
 
 
 def test_compare_catches_a_compiled_function_with_slightly_different_output(

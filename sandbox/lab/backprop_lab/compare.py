@@ -51,6 +51,12 @@ def _resolve_device(fn: Any, inputs: tuple[Any, ...], device: str | torch.device
     return None
 
 
+def _run_has_gpu() -> bool:
+    """Whether this run may use a GPU: on the sandbox's CUDA backend, yes; on its CPU backend
+    the GPUs are hidden (CUDA_VISIBLE_DEVICES is empty), so no."""
+    return bool(torch.cuda.is_available())  # type: ignore[no-untyped-call,unused-ignore]
+
+
 def _output_device(output: Any) -> Any:
     """For a function without tensor inputs: where its output lives, else CUDA if this
     process has used it, else the CPU."""
@@ -80,7 +86,9 @@ def compare(
     backward: time forward + backward of the sum of the outputs (inputs are made to require
     grad when neither they nor fn's parameters do); gradients are then compared as well.
     tolerance: overrides the per-dtype table (see TOLERANCES). device: moves the inputs (and
-    an nn.Module, in place) there; by default the inputs' own device.
+    an nn.Module, in place) there; by default the GPU when the run has one (the CUDA
+    backend) and the inputs are on the CPU, else the inputs' own device. device="cpu" times
+    on the CPU on any backend.
     Prints progress, a results table and one `BACKPROP_LAB_RESULT <json>` line.
     """
     if not callable(fn):
@@ -94,6 +102,10 @@ def compare(
         # the same graphs get compiled; one short round is timed, nothing is kept.
         rounds, warmup, min_run_time = 1, 0, min(min_run_time, 0.05)
     dev = _resolve_device(fn, inputs, device)
+    if device is None and dev is not None and dev.type == "cpu" and _run_has_gpu():
+        # The labs build their tensors on the CPU so that they run on any backend; a learner
+        # who runs one on the CUDA backend asked for the GPU's figures, not the CPU's.
+        device = dev = torch.device("cuda", torch.cuda.current_device())
     if dev is not None and device is not None:
         inputs = tuple(map_tensors(list(inputs), lambda t: t.to(dev)))
         if isinstance(fn, torch.nn.Module):
