@@ -249,6 +249,17 @@ def test_device_cpu_keeps_a_run_that_has_a_gpu_on_the_cpu(
     assert result.receipt.device_type == "cpu" and x.device.type == "cpu"
 
 
+def test_a_tensor_left_on_the_cpu_when_compare_moved_to_the_gpu_is_named_as_the_cause(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The GPU stands in as the meta device: mixing it with a CPU tensor fails the same way.
+    monkeypatch.setattr(compare_module, "_run_has_gpu", lambda: True)
+    monkeypatch.setattr(compare_module, "_gpu", lambda: torch.device("meta"))
+    weight = torch.randn(16)
+    with pytest.raises(RuntimeError, match=r"fn uses a tensor that stayed on the CPU"):
+        compare(lambda t: t * weight, torch.randn(32, 16), rounds=1, min_run_time=0.01)
+
+
 def test_compare_catches_a_compiled_function_with_slightly_different_output(
     capsys: pytest.CaptureFixture[str],
 ) -> None:

@@ -57,6 +57,18 @@ def _run_has_gpu() -> bool:
     return bool(torch.cuda.is_available())  # type: ignore[no-untyped-call,unused-ignore]
 
 
+def _gpu() -> torch.device:
+    return torch.device("cuda", torch.cuda.current_device())
+
+
+STAYED_ON_CPU = (
+    "compare() moved the inputs (and an nn.Module passed as fn) to the GPU, since this run is "
+    "on the CUDA backend, but fn uses a tensor that stayed on the CPU. Create that tensor on "
+    "the GPU, keep it in the nn.Module, pass it as an input, or call compare(..., "
+    'device="cpu") to time on the CPU.'
+)
+
+
 def _output_device(output: Any) -> Any:
     """For a function without tensor inputs: where its output lives, else CUDA if this
     process has used it, else the CPU."""
@@ -102,10 +114,11 @@ def compare(
         # the same graphs get compiled; one short round is timed, nothing is kept.
         rounds, warmup, min_run_time = 1, 0, min(min_run_time, 0.05)
     dev = _resolve_device(fn, inputs, device)
-    if device is None and dev is not None and dev.type == "cpu" and _run_has_gpu():
+    moved_to_gpu = device is None and dev is not None and dev.type == "cpu" and _run_has_gpu()
+    if moved_to_gpu:
         # The labs build their tensors on the CPU so that they run on any backend; a learner
         # who runs one on the CUDA backend asked for the GPU's figures, not the CPU's.
-        device = dev = torch.device("cuda", torch.cuda.current_device())
+        device = dev = _gpu()
     if dev is not None and device is not None:
         inputs = tuple(map_tensors(list(inputs), lambda t: t.to(dev)))
         if isinstance(fn, torch.nn.Module):
@@ -121,7 +134,14 @@ def compare(
     )
 
     say("running eager once (reference output)")
-    reference, reference_grads, _ = observe(eager_step, eager_leaves, CPU if dev is None else dev)
+    try:
+        reference, reference_grads, _ = observe(
+            eager_step, eager_leaves, CPU if dev is None else dev
+        )
+    except RuntimeError as error:
+        if moved_to_gpu and "device" in str(error):
+            raise RuntimeError(STAYED_ON_CPU) from error
+        raise
     if dev is None:
         dev = _output_device(reference)
         synchronize(dev)
