@@ -44,7 +44,7 @@ def bookmark(
     """Bookmark the item, or take the bookmark off."""
     item = _item(scope, slug)
     study.set_bookmark(scope, item, on=on)
-    return _answer(request, scope, item, "items/_status.html")
+    return _answer(request, scope, item, "items/_bookmark.html")
 
 
 @router.post("/items/{slug}/visit")
@@ -54,7 +54,8 @@ def first_visit(request: Request, slug: str, scope: WriterDep) -> Response:
     they would be kept (a client that never keeps them, or runs no script, leaves nothing)."""
     item = _item(scope, slug)
     study.record_visit(scope, item)
-    return _answer(request, scope, item, "items/_status.html")
+    # Only the pill and the visit note: a bookmark pressed before this answer came must stay.
+    return _answer(request, scope, item, "items/_visited.html")
 
 
 @router.post("/items/{slug}/drafts/{sample}", status_code=204)

@@ -50,6 +50,8 @@ def test_a_browsers_first_visit_counts_once_its_page_has_loaded(client: TestClie
     )
     assert status.status_code == 200 and "status-seen" in status.text
     assert "Opened 1 time," in status.text
+    # Only the pill and the note, out of band: a bookmark pressed before this answer stays.
+    assert status.text.count('hx-swap-oob="outerHTML"') == 2 and "bookmark" not in status.text
     again = client.get("/items/dropout").text  # a browser with its cookie: the GET records
     assert "/visit" not in again and "Opened 2 times" in again
     refused = client.post("/items/dropout/visit")
@@ -235,3 +237,17 @@ def test_answers_schedule_reviews_and_the_nav_counts_what_is_due(
     page = client.get("/review").text
     assert "Due now" in page and "Review 1 question now" in page
     assert "1 due</span>" in client.get("/items").text
+
+
+def test_the_bookmark_answers_with_its_own_button_only(client: TestClient) -> None:
+    page = client.get("/items/dropout").text
+    token = re.search(r'<meta name="csrf-token" content="([^"]+)">', page).group(1)  # type: ignore[union-attr]
+    answer = client.post(
+        "/items/dropout/bookmark",
+        data={"on": "true"},
+        headers={"X-CSRF-Token": token, "HX-Request": "true"},
+    )
+    assert answer.status_code == 200
+    assert answer.text.lstrip().startswith("<form") and 'hx-target="this"' in answer.text
+    assert "Bookmarked" in answer.text and 'name="on" value="false"' in answer.text
+    assert "status-pill" not in answer.text and "item-visit" not in answer.text
