@@ -54,25 +54,12 @@ def warmed_worker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[WorkerHa
     it for the CPU. (A cold compile of a ResNet training step beside another run can outlast
     any sensible limit on two slow cores: that is what the cache is for.)"""
     base = tmp_path_factory.mktemp("content-worker")
-    flag = os.environ.get("CONTENT_RUNS_WARMED_FILE")
     with running_worker(base, "--warm-labs", str(CONTENT_DIR / "labs")) as handle:
         deadline = time.monotonic() + WARMING_SECONDS
         while not (state := handle.status()["compile_cache"]["cpu"]).startswith("ready"):
             assert time.monotonic() < deadline, f"still {state} after {WARMING_SECONDS} s"
-            # .ci/run starts its other pass once this file exists, when the labs (the
-            # longest compiles) are done: the rest can warm beside it, in the CPU it leaves.
-            if flag and _compiled_so_far(state) >= LABS_ON_CPU:
-                Path(flag).touch()
             time.sleep(1)
-        if flag:
-            Path(flag).touch()
         yield handle
-
-
-def _compiled_so_far(state: str) -> int:
-    """3 from "warming: 3 of 17 samples compiled"; 0 from anything else."""
-    words = state.split()
-    return int(words[1]) if len(words) > 1 and words[0] == "warming:" else 0
 
 
 @pytest.fixture(scope="module")
