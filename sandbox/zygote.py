@@ -146,9 +146,9 @@ def serve(backend: str, control_fd: int) -> None:
         import torch
 
         torch.cuda._cached_device_count = None
-    # Counting GPUs through NVML kept the imports above from touching the CUDA runtime
-    # (zygote_client.py). NVML cannot start in a jail (no /sys of the GPU): runs count them
-    # through the runtime, as torch does by default.
+    # The NVML setting (zygote_client.py) and the count given to torch kept the imports above
+    # from touching the CUDA runtime. A run counts GPUs through the runtime, as torch does by
+    # default: NVML cannot start in a jail (mounts.nvml_files).
     os.environ.pop(NVML_CHECK, None)
     signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # supervisors are reaped by the kernel
     control.send(json.dumps({"ready": True, "warm_up_seconds": round(seconds, 2)}).encode())
