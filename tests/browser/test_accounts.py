@@ -305,6 +305,7 @@ def test_a_bookmark_pressed_before_the_first_visit_is_recorded_stays(page: Page)
     expect(page.locator("#item-status .visit-note")).to_have_text(re.compile(r"^Opened 1 time,"))
     expect(page.locator("#item-status-pill")).to_have_class(re.compile(r"\bstatus-seen\b"))
     expect(bookmark_button(page)).to_have_text("Bookmarked")
+    screenshot(page, "item-status-after-an-early-bookmark")
     page.reload()
     expect(bookmark_button(page)).to_have_text("Bookmarked")
 
