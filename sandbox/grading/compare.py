@@ -28,7 +28,7 @@ class Tolerance:
         return f"atol {self.atol:g} + rtol {self.rtol:g}"
 
     def describe(self, dtype: str, device: str) -> str:
-        return f"atol {self.atol:g} + rtol {self.rtol:g} x |expected| ({dtype} on {device})"
+        return f"{self.short()} x |expected| ({dtype} on {device})"
 
 
 # Used where an exercise states none for a dtype or a device.

@@ -5,7 +5,6 @@ when these ran on a GPU."""
 
 from __future__ import annotations
 
-import json
 import shutil
 import subprocess
 import threading
@@ -14,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from app.services.labs import parse_results
 from tests.support.sandbox_worker import WorkerHandle, needs_isolation
 
 pytestmark = needs_isolation
@@ -131,15 +131,15 @@ def test_a_lab_run_on_the_cuda_backend_times_on_the_gpu(gpu: WorkerHandle) -> No
     """The labs build their tensors on the CPU; on the CUDA backend the harness times them on
     the GPU (its receipts used to be the CPU's, labelled with the CUDA backend)."""
     result = gpu.run(
-        "import json, torch\n"
+        "import torch\n"
         "from backprop_lab import compare\n"
         "x = torch.randn(256, 256)\n"
         "compare(lambda t: torch.sin(t) * 2 + 1, x, rounds=1, min_run_time=0.01, warmup=0)\n",
         backend="cuda",
     )
     assert result["verdict"] == "ok", result["stderr"][-3000:]
-    line = next(x for x in result["stdout"].splitlines() if x.startswith("BACKPROP_LAB_RESULT "))
-    receipt = json.loads(line.split(" ", 1)[1])["receipt"]
+    [lab] = parse_results(result["stdout"])  # as the site reads a lab's run
+    receipt = lab["receipt"]
     assert receipt["device_type"] == "cuda" and receipt["cuda"]
     assert [i["device"] for i in receipt["inputs"]] == ["cuda:0"]
 
