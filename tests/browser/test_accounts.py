@@ -67,7 +67,7 @@ def bookmark_button(page: Page) -> Locator:
 
 
 def bookmark_this_item(page: Page) -> None:
-    """Press Bookmark; htmx swaps #item-status in place, the page itself is not reloaded."""
+    """Press Bookmark; htmx swaps its form in place, the page itself is not reloaded."""
     page.evaluate("window.__samePage = true")
     button = bookmark_button(page)
     expect(button).to_have_attribute("aria-pressed", "false")

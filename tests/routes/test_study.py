@@ -81,7 +81,9 @@ def test_checking_a_prompt_makes_it_practising_and_starts_a_streak(client: TestC
     )
     assert response.status_code == 200
     assert "Last time: you" in response.text  # knew it, or covered most of it
-    assert 'id="item-status" class="item-status" hx-swap-oob="outerHTML"' in response.text
+    # The status pill, out of band; not the bookmark form (a bookmark pressed meanwhile stays).
+    assert 'id="item-status-pill" class="status-pill status-practising"' in response.text
+    assert 'hx-swap-oob="outerHTML"' in response.text and "bookmark" not in response.text
     progress = client.get("/api/me/progress").json()
     assert progress["status_counts"]["practising"] == 1 and progress["streak_days"] == 1
 
