@@ -1,6 +1,8 @@
 """A Prepared statement gives the rows Core gives, value for value and type for type: times
 (SQLite keeps them as text), flags (SQLite keeps them as integers), a literal of the
-statement's own (a LIMIT), a parameter named twice; and it refuses a missing parameter."""
+statement's own (a LIMIT), a parameter named twice; and it refuses a missing parameter. It
+runs on the driver's cursor, yet as one of the connection's statements: in its transaction,
+seen by the engine's listeners, its errors raised as Core raises them."""
 
 from __future__ import annotations
 
@@ -8,9 +10,22 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
-from sqlalchemy import Boolean, bindparam, cast, literal, or_, union_all
+from sqlalchemy import (
+    Boolean,
+    Column,
+    Integer,
+    MetaData,
+    Table,
+    bindparam,
+    cast,
+    event,
+    literal,
+    or_,
+    union_all,
+)
 from sqlalchemy import select as core_select
 from sqlalchemy.engine import Engine
+from sqlalchemy.exc import DBAPIError
 from sqlalchemy.sql.selectable import CompoundSelect
 from sqlmodel import Session, col
 
@@ -76,3 +91,47 @@ def test_rows_are_the_rows_core_gives(engine: Engine) -> None:
 def test_a_missing_parameter_is_refused_by_name(engine: Engine) -> None:
     with engine.connect() as connection, pytest.raises(KeyError, match="name"):
         Prepared(_statement()).rows(connection, {"now": datetime.now(UTC)})
+
+
+def test_it_runs_in_the_connections_transaction_seen_by_the_engines_listeners(
+    engine: Engine,
+) -> None:
+    _two_users(engine)
+    seen: list[tuple[str, str]] = []
+
+    def before(_c: object, _cursor: object, statement: str, *_: object) -> None:
+        seen.append(("before", statement))
+
+    def after(_c: object, _cursor: object, statement: str, *_: object) -> None:
+        seen.append(("after", statement))
+
+    event.listen(engine, "before_cursor_execute", before)
+    event.listen(engine, "after_cursor_execute", after)
+    try:
+        with engine.connect() as connection:
+            rows = Prepared(_statement()).rows(
+                connection, {"name": "ada", "now": datetime.now(UTC)}
+            )
+            assert len(rows) == 2
+            assert connection.in_transaction()  # begun as Core's first statement begins it
+            connection.rollback()
+            assert not connection.in_transaction()
+    finally:
+        event.remove(engine, "before_cursor_execute", before)
+        event.remove(engine, "after_cursor_execute", after)
+    assert [kind for kind, _ in seen] == ["before", "after"]
+    assert "UNION ALL" in seen[0][1].upper()
+
+
+def test_a_driver_error_is_raised_as_core_raises_it(engine: Engine) -> None:
+    nowhere = Table("nowhere_to_be_found", MetaData(), Column("x", Integer))
+    statement = core_select(nowhere.c.x).where(nowhere.c.x == bindparam("x"))
+    with engine.connect() as connection:
+        with pytest.raises(DBAPIError) as through_core:
+            connection.execute(statement, {"x": 1})
+        connection.rollback()
+        with pytest.raises(DBAPIError) as prepared:
+            Prepared(statement).rows(connection, {"x": 1})
+    assert type(prepared.value) is type(through_core.value)  # OperationalError on SQLite
+    assert type(prepared.value.orig) is type(through_core.value.orig)
+    assert "nowhere_to_be_found" in str(prepared.value)
