@@ -179,8 +179,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     # Routes are tried in order, each included router scanning all of its own: the item page
     # and then the other pages go first (no path of theirs overlaps another's), so the item
     # page is found without first testing every API route.
+    app.router.routes.insert(0, item_page.route)
     routers = (
-        item_page, pages, exercises, api, runs, exercises_api, me, review_api, quizzes_api,
+        pages, exercises, api, runs, exercises_api, me, review_api, quizzes_api,
         labs_api, study, dashboard, quizzes, mock, coding, coding_api, admin, admin_exercises,
         accounts, recovery, metrics,
     )  # fmt: skip
