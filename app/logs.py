@@ -61,6 +61,11 @@ def configure(log_format: str = "text", level: int = logging.INFO) -> None:
     )
     root = logging.getLogger()
     root.handlers[:] = [handler]
+    # No line names the code that logged it, nor its thread or process: records need not
+    # look them up (the logging HOWTO's "Optimization" switches). Finding the caller walked
+    # the stack at each of the access lines, one per request.
+    logging._srcfile = None
+    logging.logThreads = logging.logProcesses = logging.logMultiprocessing = False
     root.setLevel(level)
     # uvicorn gives its loggers handlers of their own: let them reach the root's instead.
     for name in ("uvicorn", "uvicorn.error"):
