@@ -96,13 +96,17 @@ def open_item(
         connection, identity, item_id=page.item.id, exercise_slugs=slugs, now=now
     )
     if record is not None:
-        # The visit is written on a connection of its own, with this one's read transaction
-        # ended (no snapshot kept open across a write); read again, it sees the write.
-        connection.rollback()
-        if _recorded(engine, identity, record, mine, page.item):
+        if _changes_the_page(mine):
+            # Written on a connection of its own, with this one's read transaction ended (no
+            # snapshot kept open across a write); read again, the standing shows it.
+            connection.rollback()
+            _record(engine, identity, record, mine, page.item)
             mine = item_standing.read(
                 connection, identity, item_id=page.item.id, exercise_slugs=slugs, now=now
             )
+        else:  # a return to an item already seen: counted now, written soon after
+            assert mine.learner_id is not None
+            record.defer(learner_id=mine.learner_id, item_id=page.item.id, at=utcnow())
         if mine.learner_id is not None and mine.progress is not None:
             waiting = record.deferred(learner_id=mine.learner_id, item_id=page.item.id)
             mine.progress = mine.progress.with_visits(*waiting)
@@ -112,27 +116,28 @@ def open_item(
     return OpenedItem(page, _view(mine), lab, drills, statuses, mine.due)
 
 
-def _recorded(
+def _changes_the_page(mine: item_standing.ItemStanding) -> bool:
+    """Whether recording this visit changes what the page shows: a first visit to the item,
+    or of the reader ("new" becomes "seen"). A return to an item already seen changes only
+    counters, written soon after (visit_writer.py) and added to the page meanwhile."""
+    return mine.learner_id is None or mine.progress is None or mine.progress.status == NEW
+
+
+def _record(
     engine: Engine,
     identity: Identity,
     record: VisitWriter,
     mine: item_standing.ItemStanding,
     item: ItemRow,
-) -> bool:
-    """Record the visit; whether it changed what the page shows (a first visit to the item,
-    or of the reader: "new" becomes "seen"). A return to an item already seen changes only
-    counters, written soon after (visit_writer.py) and added to the page meanwhile."""
+) -> None:
+    """Record a visit that changes the page, before the page is read again."""
     if mine.learner_id is None:  # a first visit: the learner begins now
         with Session(engine) as session:
             scope = learners.resolve_or_create(session, identity)
             study.record_visit(scope, item)
             session.commit()
-        return True
-    if mine.progress is None or mine.progress.status == NEW:
-        record.record(learner_id=mine.learner_id, item_id=item.id, at=utcnow())
-        return True
-    record.defer(learner_id=mine.learner_id, item_id=item.id, at=utcnow())
-    return False
+        return
+    record.record(learner_id=mine.learner_id, item_id=item.id, at=utcnow())
 
 
 def _view(mine: item_standing.ItemStanding) -> StudyView:
