@@ -112,15 +112,24 @@ def render(
     headers: dict[str, str] | None = None,
 ) -> HTMLResponse:
     """The full `page`, or just `fragment` when htmx asks; caches keep the two apart. Every
-    template gets `csrf`, the request's CSRF token as its forms send it (cookies.csrf_token):
-    a variable, not a call per form, which costs Jinja twice as much."""
+    template also gets, as variables rather than calls (a Jinja call costs twice a look-up,
+    and the frame made a dozen): `csrf`, the request's CSRF token as its forms send it
+    (cookies.csrf_token); `me`, who asks (None on a page that did not resolve it);
+    `review_due`, the navigation's due count; `page_path` and `page_query`, where the page
+    is (the navigation marks its section)."""
     partial = bool(fragment) and is_htmx(request)
     name = fragment if partial and fragment else page
+    scope = request.scope
+    frame = {
+        "htmx": partial,
+        "csrf": csrf_token(request),
+        "me": viewer(request),
+        "review_due": due_for_review(request),
+        "page_path": scope["path"],
+        "page_query": scope["query_string"].decode("latin-1"),
+    }
     response = templates.TemplateResponse(
-        request,
-        name,
-        {**context, "htmx": partial, "csrf": csrf_token(request)},
-        status_code=status_code,
+        request, name, {**context, **frame}, status_code=status_code
     )
     response.headers["Vary"] = "HX-Request"
     response.headers.update(headers or {})
