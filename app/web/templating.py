@@ -19,12 +19,24 @@ from app.web.cookies import csrf_token
 STATIC_DIR = PROJECT_ROOT / "static"
 
 
-@lru_cache(maxsize=64)
+class _AssetUrls(dict[str, str]):
+    """/static/<path>?v=<hash of its bytes>, per path, made on first use and kept: browsers
+    may cache the file for good, since any change to it changes the address. Cheaper than
+    url_for, which walks the routes. Templates read it as `asset['css/app.css']`, a look-up
+    rather than a call (a Jinja call costs twice as much, six times on every page)."""
+
+    def __missing__(self, path: str) -> str:
+        digest = hashlib.sha256((STATIC_DIR / path).read_bytes()).hexdigest()[:12]
+        url = self[path] = f"/static/{path}?v={digest}"
+        return url
+
+
+ASSET_URLS = _AssetUrls()
+
+
 def asset_url(path: str) -> str:
-    """/static/<path>?v=<hash of its bytes>: browsers may cache it for good, since any change
-    to the file changes the address. Cheaper than url_for, which walks the routes."""
-    digest = hashlib.sha256((STATIC_DIR / path).read_bytes()).hexdigest()[:12]
-    return f"/static/{path}?v={digest}"
+    """The address of the static file at `path`, with its content hash (see _AssetUrls)."""
+    return ASSET_URLS[path]
 
 
 # Inside a dotted or snake_case name (torch.nn.parallel.DistributedDataParallel,
@@ -33,15 +45,6 @@ def asset_url(path: str) -> str:
 # characters), so that a short name (torch.nn.DataParallel) is never split needlessly.
 _NAME_JOINT = re.compile(r"(?<=[A-Za-z])([._])(?=[A-Za-z])")
 _LONG_WORD = re.compile(r"\S{25,}")
-
-
-class _AssetUrls(dict[str, str]):
-    """`asset['css/app.css']` in a template: asset_url's answer, kept. A look-up rather than a
-    call, which costs Jinja twice as much (its Context.call), six times on every page."""
-
-    def __missing__(self, path: str) -> str:
-        url = self[path] = asset_url(path)
-        return url
 
 
 def breakable(text: object) -> Markup:
@@ -84,10 +87,8 @@ templates.env.auto_reload = False
 templates.env.lstrip_blocks = True
 templates.env.filters["breakable"] = breakable
 templates.env.globals.update(
-    asset=_AssetUrls(),
-    viewer=viewer,
+    asset=ASSET_URLS,
     difficulties=list(Difficulty),
-    due_for_review=due_for_review,
 )
 
 
