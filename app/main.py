@@ -29,6 +29,7 @@ from app.routes import (
     dashboard,
     exercises,
     exercises_api,
+    item_list,
     item_page,
     labs_api,
     me,
@@ -187,9 +188,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.add_middleware(RequestRecord)
     app.mount("/static", VersionedStaticFiles(directory=STATIC_DIR), name="static")
     # Routes are tried in order, each included router scanning all of its own: the item page
-    # and then the other pages go first (no path of theirs overlaps another's), so the item
-    # page is found without first testing every API route.
-    app.router.routes.insert(0, item_page.route)
+    # and the list, then the other pages go first (no path of theirs overlaps another's), so
+    # the pages read most are found without first testing every API route.
+    app.router.routes[:0] = [item_page.route, item_list.route]
     routers = (
         pages, exercises, api, runs, exercises_api, me, review_api, quizzes_api,
         labs_api, study, dashboard, quizzes, mock, coding, coding_api, admin, admin_exercises,

@@ -5,14 +5,13 @@ from __future__ import annotations
 from fastapi import Request
 from fastapi.responses import HTMLResponse
 from sqlalchemy import Connection
-from starlette.routing import Match, Route
-from starlette.types import Scope
 
 from app.deps import app_state, identify_for_page_then
 from app.domain import Identity
 from app.services import exercise_status
 from app.services.visits import OpenedItem, open_item
 from app.web.identity import bearer_scheme
+from app.web.routing import NamedRoute
 from app.web.templating import render
 
 # No router-wide identity dependency: the handler resolves the asker in the same thread hop
@@ -55,16 +54,4 @@ async def item_detail(request: Request) -> HTMLResponse:
     return render(request, "items/detail.html", {**context, **opened.view.context()})
 
 
-class _NamedRoute(Route):
-    """A Starlette route that names itself in the request's scope, as FastAPI's routes do:
-    FastAPI's router leaves that to the route, and the request's metrics and access line
-    read it (app/web/request_id.py: route_of)."""
-
-    def matches(self, scope: Scope) -> tuple[Match, Scope]:
-        match, child_scope = super().matches(scope)
-        if match is not Match.NONE:
-            child_scope["route"] = self
-        return match, child_scope
-
-
-route = _NamedRoute("/items/{slug}", item_detail, methods=["GET", "HEAD"], include_in_schema=False)
+route = NamedRoute("/items/{slug}", item_detail, methods=["GET", "HEAD"], include_in_schema=False)

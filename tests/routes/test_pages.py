@@ -6,6 +6,8 @@ import re
 
 from fastapi.testclient import TestClient
 
+from tests.support.forms import sign_up
+
 HX = {"HX-Request": "true"}
 
 
@@ -103,6 +105,31 @@ def test_bad_filter_value_is_a_clear_422_page(client: TestClient) -> None:
     response = client.get("/items", params={"deck": "cooking"})
     assert response.status_code == 422
     assert "no deck called" in response.text
+
+
+def test_a_filter_too_long_is_a_422_page_naming_it_and_its_limit(client: TestClient) -> None:
+    response = client.get("/items", params={"q": "x" * 201, "deck": "d" * 65})
+    assert response.status_code == 422
+    assert "<html" in response.text
+    assert "q: String should have at most 200 characters" in response.text
+    assert "deck: String should have at most 64 characters" in response.text
+    # At the limit it is a search like any other: nothing found, and no error.
+    assert client.get("/items", params={"q": "x" * 200}).status_code == 200
+
+
+def test_a_filter_given_twice_counts_once_its_last_value(client: TestClient) -> None:
+    response = client.get("/items?q=nothing-matches-this&q=dropout", headers=HX)
+    assert response.status_code == 200
+    assert response.context["filters"].q == "dropout"  # type: ignore[attr-defined]
+    assert "/items/dropout" in response.text
+
+
+def test_a_refused_filter_still_shows_who_is_signed_in(client: TestClient) -> None:
+    sign_up(client, "list-reader")
+    response = client.get("/items", params={"progress": "bogus"})
+    assert response.status_code == 422
+    assert "Progress must be one of" in response.text
+    assert "list-reader" in response.text and "Sign out" in response.text
 
 
 def test_pages_send_security_headers(client: TestClient) -> None:
