@@ -48,8 +48,10 @@ class WarmProgram:
         return "cuda" not in self.requires or backend == "cuda"
 
 
-# What keeps a deck's sample from running as printed (the content's requires= flags).
-_CANNOT_RUN = frozenset({"network", "incomplete", "broken", "long"})
+# What keeps a deck's sample from running as printed: the content's requires= flags
+# (app.domain.Requirement; this package imports nothing of the app, a test holds the two
+# together).
+CANNOT_RUN_AS_PRINTED = frozenset({"network", "incomplete", "broken", "long"})
 
 
 def lab_programs(labs_dir: Path) -> list[WarmProgram]:
@@ -77,7 +79,7 @@ def warm_programs(labs_dir: Path) -> list[WarmProgram]:
         if path.parent.resolve() == labs:
             continue
         for name, code, requires in _samples(path):
-            if "torch.compile" in code and not requires & _CANNOT_RUN:
+            if "torch.compile" in code and not requires & CANNOT_RUN_AS_PRINTED:
                 programs.append(WarmProgram(f"{path.parent.name}/{name}", code, requires))
     return programs
 

@@ -16,10 +16,11 @@ from typing import Any
 from sqlalchemy import Engine
 from sqlmodel import Session, select
 
+from app.domain import Requirement
 from app.models import CodeSample, Item
 from app.services.labs import parse_results
 from sandbox.cgroups import CgroupTree
-from sandbox.compile_cache import lab_programs, seal, warm_programs
+from sandbox.compile_cache import CANNOT_RUN_AS_PRINTED, lab_programs, seal, warm_programs
 from tests.support.paths import CONTENT_DIR
 from tests.support.sandbox_worker import needs_isolation, running_worker, worker_tree
 
@@ -253,3 +254,10 @@ def test_warming_runs_at_idle_priority_and_runs_at_normal(tmp_path: Path) -> Non
         out = "".join(event.get("data", "") for event in results[0]["events"])
         assert results[0]["verdict"] == "ok" and out == "0\n"
         assert weights in ({"1024"}, {"100"}), weights  # everyone's default
+
+
+def test_the_flags_that_keep_a_sample_from_warming_are_the_contents_own() -> None:
+    # The sandbox imports nothing of the app, so it names them itself: a flag renamed or
+    # dropped in the content's vocabulary must not leave a stale name here.
+    assert {r.value for r in Requirement} >= CANNOT_RUN_AS_PRINTED
+    assert "cuda" not in CANNOT_RUN_AS_PRINTED  # a GPU sample runs where there is one

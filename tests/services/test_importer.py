@@ -10,8 +10,10 @@ from sqlalchemy import func, text
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, select
 
+from app.domain import Requirement
 from app.importer import ContentError, import_content
 from app.importer.parse import parse_catalogue, parse_item
+from app.importer.render import REQUIREMENT_LABELS
 from app.models import CodeSample, ContentFile, Deck, Item, QuizPrompt
 from tests.support.paths import CONTENT_DIR
 
@@ -391,3 +393,7 @@ def test_a_question_shows_code_only_with_a_check_that_runs_it(
     assert question.code == shown.rstrip("\n")
     assert '<span class="kn">import</span>' in question.code_html
     assert plain is not None and plain.code == plain.code_html == ""
+
+
+def test_every_requires_flag_has_a_label_for_the_page() -> None:
+    assert set(REQUIREMENT_LABELS) == {r.value for r in Requirement}
