@@ -9,6 +9,7 @@ from urllib.parse import urlencode
 from fastapi import Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse
+from pydantic import BaseModel, Field, ValidationError
 from sqlalchemy import Connection
 
 from app.deps import app_state, identify_for_page_then
@@ -26,44 +27,39 @@ PROGRESS_FILTERS = {
     **{s.value: label for s, label in STATUS_LABELS.items()},
     "bookmarked": "Bookmarked",
 }
-# Each filter's longest accepted value: a longer one is refused with 422 before any work.
-MAX_LENGTHS = {
-    "deck": 64,
-    "topic": 64,
-    "difficulty": 16,
-    "q": search.MAX_QUERY_LENGTH,
-    "progress": 16,
-}
+
+
+class ListFilters(BaseModel):
+    """The list's filters as the query string gives them (the last of repeated values), each
+    refused past its length as FastAPI refuses a query parameter: with pydantic's own error,
+    which the app's handler words for a page."""
+
+    deck: str | None = Field(None, max_length=64)
+    topic: str | None = Field(None, max_length=64)
+    difficulty: str | None = Field(None, max_length=16)
+    q: str | None = Field(None, max_length=search.MAX_QUERY_LENGTH)
+    progress: str | None = Field(None, max_length=16)
+
 
 # Like the item page, a plain Starlette route: FastAPI's handling of its five query
 # parameters and two dependencies cost about a quarter of a search's CPU under load
-# (bench/http_load.py, one core). The parameters are read and refused as FastAPI would
-# (the last of repeated values, 422 with FastAPI's message for one too long: the app's
-# handler words it for a page).
+# (bench/http_load.py, one core).
 
 
 def filter_values(request: Request) -> dict[str, str | None]:
-    """The list's filters from the query string: each the last value given, None when it
-    is missing or blank (an empty <select> or search box submits ''), stripped."""
+    """The list's filters from the query string: None when missing or blank (an empty
+    <select> or search box submits ''), else stripped. RequestValidationError (422) for a
+    value too long."""
     query = request.query_params
-    problems: list[dict[str, Any]] = []
-    values: dict[str, str | None] = {}
-    for name, longest in MAX_LENGTHS.items():
-        value = query.get(name)
-        if value is not None and len(value) > longest:
-            problems.append(
-                {
-                    "type": "string_too_long",
-                    "loc": ("query", name),
-                    "msg": f"String should have at most {longest} characters",
-                    "input": value,
-                    "ctx": {"max_length": longest},
-                }
-            )
-        values[name] = (value.strip() or None) if value is not None else None
-    if problems:
-        raise RequestValidationError(problems)
-    return values
+    try:
+        given = ListFilters.model_validate(
+            {name: query.get(name) for name in ListFilters.model_fields}
+        )
+    except ValidationError as exc:
+        raise RequestValidationError(
+            [{**error, "loc": ("query", *error["loc"])} for error in exc.errors(include_url=False)]
+        ) from None
+    return {name: (value.strip() or None) if value else None for name, value in given}
 
 
 async def item_list(request: Request) -> HTMLResponse:
