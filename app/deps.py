@@ -203,7 +203,7 @@ def _look_up(
 ) -> Identity:
     identity, user = web_identity.resolve(request, credentials, state.engine)
     due = 0
-    if count_due and (identity.signed_in or identity.known_browser):
+    if count_due and identity.may_have_records:
         now = state.clock()  # only now: on PostgreSQL it asks the database
         with state.engine.connect() as connection:
             due = review.due_for(connection, identity, now=now)

@@ -54,6 +54,13 @@ class Identity:
         return self.user_id is not None
 
     @property
+    def may_have_records(self) -> bool:
+        """Whether anything can have been recorded for them: an account, or a browser that
+        keeps cookies. A browser's first request, or a client that keeps none, has nothing:
+        no query need ask."""
+        return self.signed_in or self.known_browser
+
+    @property
     def owner_key(self) -> str:
         """What per-person limits count against: the account when there is one."""
         return f"user:{self.user_id}" if self.user_id is not None else self.visitor

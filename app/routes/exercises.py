@@ -140,7 +140,7 @@ def _page_context(
         "can_reveal": False,
         "seen_before": False,
     }
-    if not (identity.signed_in or identity.known_browser):
+    if not identity.may_have_records:
         return context  # a first request has done nothing yet: no query for its standing
     with Session(engine) as session:
         scope = learners.resolve(session, identity)

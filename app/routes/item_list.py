@@ -82,7 +82,7 @@ async def item_list(request: Request) -> HTMLResponse:
             q=given["q"],
         )
         due = 0
-        if identity.signed_in or identity.known_browser:
+        if identity.may_have_records:
             due = review.due_for(connection, identity, now=clock())
         return _listing(connection, identity, filters, progress), due
 

@@ -26,7 +26,7 @@ def origin_for(
     with Session(engine) as session:
         item_id = items.item_row(session.connection(), slug=item_slug).id if item_slug else None
         learner_id = None
-        if identity.signed_in or identity.known_browser:
+        if identity.may_have_records:
             learner_id = learners.resolve_or_create(session, identity).learner_id
             session.commit()
     return RunOrigin(

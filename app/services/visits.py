@@ -85,7 +85,7 @@ def open_item(
     (a bot, a load test) would otherwise leave a new learner behind at every request.
     `clock`: now, read only for a reader who may have something due (on PostgreSQL it asks
     the database). Blocking."""
-    known = identity.signed_in or identity.known_browser
+    known = identity.may_have_records
     now = clock() if known else utcnow()
     page, lab = item_with_lab(connection, slug)
     drills = exercises.for_item(connection, page.item.slug)
@@ -169,7 +169,7 @@ class Standing:
 
 def standing(connection: Connection, identity: Identity) -> Standing:
     """Where the reader stands, for the list's status pills and its progress filter."""
-    if not (identity.signed_in or identity.known_browser):
+    if not identity.may_have_records:
         return Standing(known=False)  # a browser on its first request has recorded nothing
     with Session(bind=connection) as session:
         scope = learners.resolve(session, identity)
