@@ -14,16 +14,17 @@ from app.settings import Settings
 
 
 @pytest.fixture
-def default_thresholds() -> Iterator[None]:
-    """CPython's own thresholds before the test, whatever earlier tests' apps set; the
-    process's own afterwards."""
+def fresh_collector() -> Iterator[None]:
+    """The collector as a new process has it, whatever earlier tests' apps did: CPython's own
+    thresholds and nothing frozen. The thresholds are put back afterwards."""
     kept = gc.get_threshold()
     gc.set_threshold(700, 10, 10)
+    gc.unfreeze()
     yield
     gc.set_threshold(*kept)
 
 
-@pytest.mark.usefixtures("default_thresholds")
+@pytest.mark.usefixtures("fresh_collector")
 def test_a_started_app_freezes_what_it_loaded_and_raises_the_young_threshold(
     settings: Settings,
 ) -> None:
