@@ -18,6 +18,7 @@ from sqlmodel import Session, select
 
 from app.importer.errors import ContentError
 from app.importer.exercise_tests import visible_tests
+from app.importer.forbidden import forbidden_section
 from app.importer.render import render_markdown
 from app.models import Exercise, Item, Topic
 
@@ -121,7 +122,10 @@ def _fields(
     backends = meta.get("backends", list(BACKENDS))
     if not isinstance(backends, list) or not backends or not set(backends) <= set(BACKENDS):
         raise ContentError(where, 1, "backends is a list of cpu and cuda")
+    forbidden = forbidden_section(meta.get("forbid"), meta.get("forbid_reason"), where)
     statement = texts["statement.md"]
+    if forbidden:
+        statement = statement.rstrip("\n") + "\n\n" + forbidden
     return dict(
         slug=folder.name,
         title=meta["title"],

@@ -88,7 +88,7 @@ class Test:
     dtypes: tuple[str, ...] = ("float32",)
     # What a kind needs beyond the above: `expect` (a trusted function computing the expected
     # output instead of the reference), `check` (a property), `tol` (scales the tolerances),
-    # `forbid`, `min_ratio`, `max_ratio`, `eps`...
+    # `min_ratio`, `max_ratio`, `eps`...
     options: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -223,14 +223,13 @@ def nontrivial(
 def api_rule(
     name: str = "uses none of the forbidden functions",
     *,
-    forbid: Sequence[str] | None = None,
     visible: bool = True,
     description: str = "",
 ) -> Test:
-    """The learner's code, read (never run) by the grader, names nothing in `forbid` (the
-    exercise's `forbid` list when not given): see api_rules.py for what matches."""
-    return _test("api_rule", "API rules", name, None, None, 1, visible, description, (),
-                 forbid=list(forbid) if forbid is not None else None)  # fmt: skip
+    """The learner's code, read (never run) by the grader, calls nothing in exercise.yml's
+    `forbid` list: see api_rules.py for what counts. The list lives there alone, because the
+    statement's "Not allowed" section is generated from it."""
+    return _test("api_rule", "API rules", name, None, None, 1, visible, description, ())
 
 
 def performance(

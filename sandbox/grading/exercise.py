@@ -2,7 +2,8 @@
 it, checking it, and the parts the grader needs.
 
     exercise.yml    slug, title, topic, difficulty, items, entry_point, and optionally
-                    tolerances, forbid, performance, call_seconds, backends
+                    tolerances, forbid (+ forbid_reason), performance, call_seconds,
+                    backends
     statement.md    the problem, with an example      starter.py     what the learner edits
     reference.py    our solution                      tests.py       DECLARATIONS (dsl.py)
     hints.yml       levelled hints                    editorial.md   why, complexity, bugs
@@ -33,7 +34,14 @@ REQUIRED_FILES = (
     "editorial.md",
 )
 KEYS = {"slug", "title", "topic", "difficulty", "items", "entry_point"}
-OPTIONAL_KEYS = {"tolerances", "forbid", "performance", "call_seconds", "backends"}
+OPTIONAL_KEYS = {
+    "tolerances",
+    "forbid",
+    "forbid_reason",
+    "performance",
+    "call_seconds",
+    "backends",
+}
 DIFFICULTIES = ("easy", "medium", "hard")
 HINT_LEVELS = ("concept", "approach", "step")
 MIN_MUTANTS = 3
@@ -57,6 +65,7 @@ class Config:
     entry_point: str
     tolerances: dict[str, dict[str, Tolerance]] = field(default_factory=dict)
     forbid: list[str] = field(default_factory=list)
+    forbid_reason: str = ""
     performance: dict[str, Any] = field(default_factory=dict)
     call_seconds: float = 10.0
     backends: list[str] = field(default_factory=lambda: ["cpu", "cuda"])
@@ -80,6 +89,12 @@ class Config:
             raise ExerciseError(f"{where}: items must list the Q&A item slugs it drills")
         if not isinstance(forbid, list) or not all(isinstance(f, str) for f in forbid):
             raise ExerciseError(f"{where}: forbid must be a list of names")
+        reason = data.get("forbid_reason", "")
+        if not isinstance(reason, str) or bool(forbid) != bool(reason.strip()):
+            raise ExerciseError(
+                f"{where}: forbid_reason says in a sentence why the forbid list is forbidden "
+                "(given exactly when forbid is)"
+            )
         performance = data.get("performance") or {}
         if not isinstance(performance, dict) or set(performance) - {"graded", "max_ratio"}:
             raise ExerciseError(f"{where}: performance takes graded and max_ratio")
@@ -95,6 +110,7 @@ class Config:
             entry_point=data["entry_point"],
             tolerances=_tolerances(data.get("tolerances") or {}, where),
             forbid=forbid,
+            forbid_reason=reason.strip(),
             performance=performance,
             call_seconds=float(data.get("call_seconds", 10.0)),
             backends=backends,
@@ -113,6 +129,7 @@ class Config:
                 for dtype, per in self.tolerances.items()
             },
             "forbid": self.forbid,
+            "forbid_reason": self.forbid_reason,
             "performance": self.performance,
             "call_seconds": self.call_seconds,
             "backends": self.backends,

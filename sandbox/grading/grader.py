@@ -62,6 +62,7 @@ def run(payload_text: str, learner_fd: int, threads: int) -> int:
             learner_source=payload["code"],
             tolerances=config.tolerances,
             forbid=config.forbid,
+            forbid_reason=config.forbid_reason,
             seed=int(payload["seed"]),
             mode=request.mode,
             performance=config.performance,

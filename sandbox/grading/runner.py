@@ -39,6 +39,7 @@ class Grading:
     forbid: Sequence[str]
     seed: int
     mode: Mode = Mode.SUBMIT
+    forbid_reason: str = ""  # exercise.yml's: why, quoted in every refusal
     performance: dict[str, Any] | None = None  # exercise.yml's: graded, max_ratio
     measured: dict[str, Any] | None = None  # the performance test's figures, once run
 
@@ -104,7 +105,7 @@ def run_test(g: Grading, test: Test) -> TestResult:
         return _result(test, status, message, int((time.perf_counter() - started) * 1000))
 
     if test.kind == "api_rule":
-        problems = api_rules.violations(g.learner_source, test.options.get("forbid") or g.forbid)
+        problems = api_rules.violations(g.learner_source, g.forbid, g.forbid_reason)
         return done(TestStatus.FAIL, "; ".join(problems[:5])) if problems else done(TestStatus.PASS)
     try:
         if test.kind == "performance":

@@ -43,6 +43,7 @@ def grade_in_process(
         learner_source=code,
         tolerances=exercise.config.tolerances,
         forbid=exercise.config.forbid,
+        forbid_reason=exercise.config.forbid_reason,
         seed=seed,
         mode=mode,
         performance=exercise.config.performance,

@@ -1,6 +1,7 @@
 """Each exercise's tests are honest: the reference passes every test with five different
 seeds, the starter fails at least one, and every mutant (one classic bug each) fails at
-least one hidden test.
+least one hidden test on each of the same five seeds (a learner's submission gets a seed the
+worker draws, so a mutant caught on one seed only would pass for some learners).
 
 This full matrix runs with the trusted in-process runner (sandbox/grading/trusted.py): the
 same grading loop as the jailed grader, with our own code on the learner's side. The jailed
@@ -42,13 +43,16 @@ def test_the_starter_fails(slug: str, loaded: dict[str, Exercise]) -> None:
     ("slug", "mutant"),
     [(p.name, m.stem) for p in exercise_folders() for m in sorted(p.glob("mutants/*.py"))],
 )
-def test_every_mutant_fails_a_hidden_test(
+def test_every_mutant_fails_a_hidden_test_on_every_seed(
     slug: str, mutant: str, loaded: dict[str, Exercise]
 ) -> None:
     exercise = loaded[slug]
-    report = grade_in_process(exercise, exercise.mutants[mutant], seed=0)
-    caught = [t.name for t in report.tests if t.hidden and t.status is not TestStatus.PASS]
-    assert caught, f"no hidden test catches the mutant {mutant}"
+    escaped = []
+    for seed in SEEDS:
+        report = grade_in_process(exercise, exercise.mutants[mutant], seed=seed)
+        if not [t for t in report.tests if t.hidden and t.status is not TestStatus.PASS]:
+            escaped.append(seed)
+    assert not escaped, f"no hidden test catches the mutant {mutant} with seeds {escaped}"
 
 
 # The same matrix with the learner's side on the GPU, for every exercise that offers the CUDA

@@ -161,6 +161,53 @@ def test_api_rules_leave_honest_code_alone() -> None:
     assert api_rules.violations(code, ["torch.softmax", "F.softmax", ".softmax"]) == []
 
 
+FORBID = ["torch.softmax", "F.softmax", ".softmax", ".backward", "torch.optim"]
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        '__all__ = ["softmax", "log_softmax"]\n',  # the exercise's own entry point, exported
+        'print("softmax of the rows:", 1)\n',  # a label
+        '"""softmax without softmax: .backward is not called."""\n',  # a docstring
+        "x = 1  # not x.softmax(-1), which would be forbidden\n",  # a comment
+        'if __name__ == "__main__":\n    y = x.softmax(-1)\n    y.sum().backward()\n',  # self-test
+        'if "__main__" == __name__:\n    import torch.optim\n',
+        "def softmax(x):\n    return x\n\ny = softmax(1)\n",  # the learner's own function
+    ],
+)
+def test_api_rules_judge_what_the_code_calls_not_the_words_it_holds(code: str) -> None:
+    assert api_rules.violations(code, FORBID) == []
+
+
+def test_api_rules_still_judge_what_runs_beside_a_self_test() -> None:
+    code = 'if __name__ == "__main__":\n    pass\nelse:\n    y = x.softmax(-1)\n'
+    assert api_rules.violations(code, FORBID)
+    nested = "def f(x):\n    if __name__ == 'x':\n        return x.softmax(0)\n"
+    assert api_rules.violations(nested, FORBID)
+
+
+def test_a_refusal_names_the_line_the_call_and_the_reason() -> None:
+    code = "import torch\n\nopt = torch.optim.SGD([w], lr=0.1)\n"
+    (refusal,) = api_rules.violations(code, FORBID, "the update is the exercise.")
+    assert refusal.startswith("line 3: `torch.optim.SGD([w], lr=0.1)` uses torch.optim.SGD")
+    assert refusal.endswith("forbids: the update is the exercise.")
+    (attr,) = api_rules.violations("loss.backward()\n", FORBID, "no autograd.")
+    assert attr == (
+        "line 1: `loss.backward()` uses .backward, which this exercise forbids: no autograd."
+    )
+
+
+def test_a_constant_name_looked_up_counts_as_the_attribute() -> None:
+    for code in (
+        "import torch.nn.functional as G\ny = getattr(G, 'softmax')(x)\n",
+        "y = getattr(x, 'backward')()\n",
+        "from operator import methodcaller\nf = methodcaller('softmax', -1)\n",
+    ):
+        assert api_rules.violations(code, FORBID), code
+    assert api_rules.violations("y = getattr(x, 'shape')\n", FORBID) == []
+
+
 def test_draws_are_seeded_per_case_and_reach_the_edges() -> None:
     a = Draw(case_seed(1, "t", 0), case=0)
     b = Draw(case_seed(1, "t", 0), case=0)

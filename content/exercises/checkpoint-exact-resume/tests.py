@@ -126,6 +126,5 @@ DECLARATIONS = [
                 "model, AdamW, StepLR and both generators), the checkpoint sent back; "
                 "reported with its spread, not graded in this exercise"),
     api_rule("restores state rather than reseeding", visible=True,
-             description="no torch.manual_seed or torch.seed outside the given __init__",
-             forbid=["torch.seed", "torch.random.seed", "torch.cuda.manual_seed"]),
+             description="no new seed drawn: torch.seed, torch.random.seed or torch.cuda.manual_seed"),
 ]
