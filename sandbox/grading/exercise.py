@@ -7,7 +7,8 @@ it, checking it, and the parts the grader needs.
     statement.md    the problem, with an example      starter.py     what the learner edits
     reference.py    our solution                      tests.py       DECLARATIONS (dsl.py)
     hints.yml       levelled hints                    editorial.md   why, complexity, bugs
-    mutants/<classic_bug>.py                          at least three, one classic bug each"""
+    mutants/<classic_bug>.patch                       at least three, one classic bug each:
+                                                      a diff against reference.py (patches.py)"""
 
 from __future__ import annotations
 
@@ -21,6 +22,7 @@ import yaml
 
 from sandbox.grading.compare import Tolerance
 from sandbox.grading.dsl import CATEGORIES, Test
+from sandbox.grading.patches import PatchError, apply_patch
 from sandbox.grading.solution import load_source
 from sandbox.protocol.grading import GradingRequest, Mode
 
@@ -217,12 +219,28 @@ def load(folder: Path) -> Exercise:
     config = Config.from_json(raw, f"{folder.name}/exercise.yml")
     if config.slug != folder.name:
         raise ExerciseError(f"{folder.name}/exercise.yml: slug must equal the folder's name")
-    mutants = {p.stem: p.read_text(encoding="utf-8") for p in sorted(folder.glob("mutants/*.py"))}
+    mutants = _mutants(folder, files["reference.py"])
     exercise = Exercise(config, folder, files, mutants, _hints(hints_raw, folder.name))
     problems = check(exercise)
     if problems:
         raise ExerciseError(f"{folder.name}: " + "; ".join(problems))
     return exercise
+
+
+def _mutants(folder: Path, reference: str) -> dict[str, str]:
+    """Each authored mutant's source: its patch applied to the reference."""
+    stray = sorted(p.name for p in folder.glob("mutants/*.py"))
+    if stray:
+        raise ExerciseError(
+            f"{folder.name}/mutants: write {stray[0]} as a .patch against reference.py"
+        )
+    mutants = {}
+    for path in sorted(folder.glob("mutants/*.patch")):
+        try:
+            mutants[path.stem] = apply_patch(reference, path.read_text(encoding="utf-8"))
+        except PatchError as exc:
+            raise ExerciseError(f"{folder.name}/mutants/{path.name}: {exc}") from None
+    return mutants
 
 
 def load_all(root: Path) -> list[Exercise]:
@@ -254,7 +272,7 @@ def check(exercise: Exercise) -> list[str]:
         problems.append("tests.py: at least one test must be visible (Run mode shows them)")
     if len(exercise.mutants) < MIN_MUTANTS:
         problems.append(f"mutants/: at least {MIN_MUTANTS} mutants, one classic bug each")
-    problems += [f"mutants/{n}.py: name it for its bug" for n in exercise.mutants
+    problems += [f"mutants/{n}.patch: name it for its bug" for n in exercise.mutants
                  if not MUTANT_NAME.match(n)]  # fmt: skip
     if not re.search(r"^#+ .*Example", exercise.files["statement.md"], re.MULTILINE):
         problems.append("statement.md: needs a heading with 'Example'")

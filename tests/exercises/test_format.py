@@ -4,6 +4,7 @@ topic is a deck topic, and the Q&A items it drills exist."""
 from __future__ import annotations
 
 import re
+import shutil
 from pathlib import Path
 
 import pytest
@@ -28,6 +29,47 @@ def item_slugs() -> set[str]:
 def topics() -> set[str]:
     decks = yaml.safe_load((CONTENT / "decks.yml").read_text(encoding="utf-8"))
     return {t["slug"] for t in decks["topics"]}
+
+
+@pytest.mark.parametrize("folder", exercise_folders(), ids=lambda p: p.name)
+def test_every_authored_mutant_is_a_small_patch_that_applies_cleanly(folder: Path) -> None:
+    from sandbox.grading.patches import apply_patch, changed_lines
+
+    reference = (folder / "reference.py").read_text(encoding="utf-8")
+    patches = sorted((folder / "mutants").glob("*.patch"))
+    assert len(patches) >= 3
+    assert not list((folder / "mutants").glob("*.py")), "mutants are patches, not copies"
+    for patch in patches:
+        text = patch.read_text(encoding="utf-8")
+        mutant = apply_patch(reference, text)
+        assert mutant != reference, patch.name
+        compile(mutant, patch.name, "exec")
+        assert changed_lines(text) <= 30, f"{patch.name}: one bug, a few lines"
+
+
+def test_a_patch_that_no_longer_matches_its_reference_is_refused(tmp_path: Path) -> None:
+    source = next(p for p in exercise_folders() if p.name == "stable-softmax")
+    copy = tmp_path / source.name
+    shutil.copytree(source, copy)
+    reference = copy / "reference.py"
+    reference.write_text(
+        reference.read_text().replace("shifted = x - x.amax", "shifted = x - x.max")
+    )
+    with pytest.raises(ExerciseError, match=r"mutants/.*\.patch: hunk 1 does not match"):
+        load(copy)
+
+
+def test_patches_round_trip_and_refuse_fuzz() -> None:
+    from sandbox.grading.patches import PatchError, apply_patch, make_patch
+
+    before = "a\nb\nc\nd\ne\n"
+    after = "a\nB\nc\nd\ne\nf"
+    patch = make_patch(before, after, "x")
+    assert apply_patch(before, patch) == after
+    with pytest.raises(PatchError):
+        apply_patch("a\nb\nX\nd\ne\n", patch)
+    with pytest.raises(PatchError, match="changes nothing"):
+        apply_patch(before, "--- a\n+++ b\n")
 
 
 @pytest.mark.parametrize("folder", exercise_folders(), ids=lambda p: p.name)

@@ -41,7 +41,7 @@ def test_the_starter_fails(slug: str, loaded: dict[str, Exercise]) -> None:
 
 @pytest.mark.parametrize(
     ("slug", "mutant"),
-    [(p.name, m.stem) for p in exercise_folders() for m in sorted(p.glob("mutants/*.py"))],
+    [(p.name, m.stem) for p in exercise_folders() for m in sorted(p.glob("mutants/*.patch"))],
 )
 def test_every_mutant_fails_a_hidden_test_on_every_seed(
     slug: str, mutant: str, loaded: dict[str, Exercise]
@@ -80,7 +80,7 @@ def test_the_reference_passes_every_test_on_the_gpu(slug: str, loaded: dict[str,
 
 @pytest.mark.parametrize(
     ("slug", "mutant"),
-    [(p.name, m.stem) for p in exercise_folders() for m in sorted(p.glob("mutants/*.py"))],
+    [(p.name, m.stem) for p in exercise_folders() for m in sorted(p.glob("mutants/*.patch"))],
 )
 def test_every_mutant_fails_a_hidden_test_on_the_gpu(
     slug: str, mutant: str, loaded: dict[str, Exercise]
