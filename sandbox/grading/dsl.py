@@ -124,11 +124,15 @@ def values(
     tol: float = 1.0,
     expect: Callable[[Case], Any] | None = None,
     category: str = "values",
+    exact: bool = False,
 ) -> Test:
     """The learner's output equals the reference's (or `expect(case)`'s) within the
-    exercise's tolerance for the output's dtype on the learner's device, times `tol`."""
+    exercise's tolerance for the output's dtype on the learner's device, times `tol`. With
+    `exact`, the reference runs on the case upcast to float64 and its answer is cast back
+    (exactness.py): for inputs where the reference's own rounding in the dtype under test
+    would use up the tolerance."""
     return _test("values", category, name, target, inputs, cases, visible, description, dtypes,
-                 tol=tol, expect=expect)  # fmt: skip
+                 tol=tol, expect=expect, exact=exact)  # fmt: skip
 
 
 def edge(name: str, target: Target, inputs: Inputs, **kw: Any) -> Test:

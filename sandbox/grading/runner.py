@@ -12,7 +12,7 @@ from typing import Any
 
 import torch
 
-from sandbox.grading import api_rules, checks, compare, perf
+from sandbox.grading import api_rules, checks, compare, exactness, perf
 from sandbox.grading.compare import Comparison, Mismatch, Tolerance, norm_ratio
 from sandbox.grading.draws import Draw, case_seed
 from sandbox.grading.dsl import CATEGORY_WEIGHTS, Case, Test
@@ -204,9 +204,16 @@ def _check_steps(comparison: Comparison, expected: Any, actual: Any) -> None:
 def _expected(g: Grading, test: Test, c: Case) -> Any:
     expect = test.options.get("expect")
     try:
-        if expect is not None:
-            return expect(_copy(c))
-        return _drive(g.reference, test.target, _copy(c))
+
+        def compute(case: Case) -> Any:
+            if expect is not None:
+                return expect(case)
+            return _drive(g.reference, test.target, case)
+
+        answer = compute(_copy(c))
+        if test.options.get("exact"):
+            return exactness.cast_like(compute(exactness.upcast_case(c)), answer)
+        return answer
     except LearnerError as exc:
         raise GraderFault(f"the reference failed in {test.name!r}: {exc}") from None
 

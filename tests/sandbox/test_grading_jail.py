@@ -139,3 +139,26 @@ def test_a_mutant_fails_a_hidden_test_through_the_jails_on_the_gpu(
     grading = graded(worker, ex, ex.mutants[sorted(ex.mutants)[0]], backend="cuda")["grading"]
     assert grading["verdict"] == "failed"
     assert any(t["hidden"] and t["status"] == "fail" for t in grading["tests"])
+
+
+def _alternatives() -> list[tuple[str, str]]:
+    return [
+        (folder.name, path.stem)
+        for folder in sorted(p for p in EXERCISES.iterdir() if p.is_dir())
+        for path in sorted((folder / "alternatives").glob("*.py"))
+    ]
+
+
+@pytest.mark.parametrize(("slug", "name"), _alternatives())
+def test_every_alternative_passes_through_the_jails(
+    worker: WorkerHandle, slug: str, name: str
+) -> None:
+    """Each correct alternative (tests/exercises/test_alternatives.py proves it on five seeds
+    in process) once as a learner's submission goes: the two paths agree."""
+    ex = exercise(slug)
+    code = (EXERCISES / slug / "alternatives" / f"{name}.py").read_text(encoding="utf-8")
+    result = graded(worker, ex, code, seed=sum(map(ord, name)) % 1000)
+    assert result["verdict"] == "ok", result["detail"]
+    grading = result["grading"]
+    failing = [(t["name"], t["message"]) for t in grading["tests"] if t["status"] != "pass"]
+    assert grading["verdict"] == "passed", failing
