@@ -13,7 +13,11 @@ import torch
 
 from sandbox.grading.wire import Ref
 
-OPS = ("call", "new", "method", "get", "set", "keep", "index", "vjp", "batch", "repeat")
+OPS = ("call", "new", "method", "get", "set", "keep", "index", "vjp", "batch", "repeat", "audit")
+# Requests after which the learner's side effects are noted for the next `audit`: the tensors
+# that arrived by value with them (a caller's arguments, a grad_output) must come out as they
+# went in, and an answer must not share memory with them.
+AUDITED = ("call", "new", "method", "vjp")
 
 
 class Executor:
@@ -24,28 +28,74 @@ class Executor:
         self.namespace = namespace
         self.device = device
         self.objects: dict[int, Any] = {}
+        self.arrived: list[tuple[str, torch.Tensor]] = []  # (where, tensor) by value
+        self.findings: list[str] = []  # side effects seen since the last audit
 
     def handle(self, op: str, payload: Any) -> Any:
         if op not in OPS or not isinstance(payload, dict):
             raise ValueError(f"unknown request {op!r}")
+        self.arrived = []
         payload = self._arrive(payload)
-        return getattr(self, f"_{op}")(payload)
+        if op not in AUDITED:
+            return getattr(self, f"_{op}")(payload)
+        before = [(where, t, t.detach().clone()) for where, t in self.arrived]
+        answer = getattr(self, f"_{op}")(payload)
+        self._note_side_effects(op, payload, before, answer)
+        return answer
 
-    def _arrive(self, value: Any) -> Any:
+    def _note_side_effects(
+        self,
+        op: str,
+        payload: dict[str, Any],
+        before: list[tuple[str, torch.Tensor, torch.Tensor]],
+        answer: Any,
+    ) -> None:
+        called = payload.get("target") or payload.get("name") or op
+        for where, tensor, copy in before:
+            if not _same(tensor, copy):
+                self.findings.append(f"changed:{called}:{where}")
+        if op == "vjp":
+            return  # its answer holds gradients, which may be the inputs' own buffers
+        storages = {
+            t.untyped_storage().data_ptr(): where
+            for where, t, _ in before
+            if t.numel() and t.untyped_storage().nbytes()
+        }
+        for out in _tensors_in(answer):
+            if out.numel() and out.untyped_storage().data_ptr() in storages:
+                where = storages[out.untyped_storage().data_ptr()]
+                self.findings.append(f"shares:{called}:{where}")
+        for obj in self.objects.values():
+            if isinstance(obj, torch.nn.Module):
+                for name, buffer in obj.named_buffers():
+                    if buffer.grad_fn is not None:
+                        self.findings.append(f"graph:{type(obj).__name__}:{name}")
+
+    def _audit(self, p: dict[str, Any]) -> list[str]:
+        """The side effects noted since the last audit (each once), and forget them."""
+        found = list(dict.fromkeys(self.findings))
+        self.findings = []
+        return found
+
+    def _arrive(self, value: Any, where: str = "") -> Any:
         """Move tensors to this process's device and swap references for their objects."""
         if isinstance(value, torch.Tensor):
             moved = value.detach().to(self.device)
-            return moved.requires_grad_(value.requires_grad)
+            moved = moved.requires_grad_(value.requires_grad)
+            self.arrived.append((where, moved))
+            return moved
         if isinstance(value, Ref):
             if value.id not in self.objects:
                 raise KeyError(f"no object {value.id}")
             return self.objects[value.id]
         if isinstance(value, list):
-            return [self._arrive(v) for v in value]
+            return [self._arrive(v, f"{where}[{i}]") for i, v in enumerate(value)]
         if isinstance(value, tuple):
-            return tuple(self._arrive(v) for v in value)
+            return tuple(self._arrive(v, f"{where}[{i}]") for i, v in enumerate(value))
         if isinstance(value, dict):
-            return {k: self._arrive(v) for k, v in value.items()}
+            return {
+                k: self._arrive(v, f"{where}.{k}" if where else str(k)) for k, v in value.items()
+            }
         return value
 
     def _keep_object(self, value: Any) -> Ref:
@@ -149,3 +199,22 @@ class Executor:
         if self.device == "cuda":
             torch.cuda.synchronize()
         return outputs
+
+
+def _same(a: torch.Tensor, b: torch.Tensor) -> bool:
+    """Equal shape, dtype and values, NaN where NaN was."""
+    if a.shape != b.shape or a.dtype != b.dtype:
+        return False
+    if a.is_floating_point() or a.is_complex():
+        return bool(((a == b) | (a.isnan() & b.isnan())).all())
+    return bool((a == b).all())
+
+
+def _tensors_in(value: Any) -> list[torch.Tensor]:
+    if isinstance(value, torch.Tensor):
+        return [value]
+    if isinstance(value, (list, tuple)):
+        return [t for v in value for t in _tensors_in(v)]
+    if isinstance(value, dict):
+        return [t for v in value.values() for t in _tensors_in(v)]
+    return []

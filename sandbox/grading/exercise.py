@@ -40,6 +40,8 @@ OPTIONAL_KEYS = {
     "tolerances",
     "forbid",
     "forbid_reason",
+    "side_effects",
+    "may_alias",
     "performance",
     "call_seconds",
     "backends",
@@ -68,6 +70,11 @@ class Config:
     tolerances: dict[str, dict[str, Tolerance]] = field(default_factory=dict)
     forbid: list[str] = field(default_factory=list)
     forbid_reason: str = ""
+    # Targets whose contract is to change what they are given (a `fill_` initialiser, an
+    # in-place clip), each with the reason: the default side-effect checks spare them.
+    side_effects: dict[str, str] = field(default_factory=dict)
+    # Targets whose answer may share memory with an argument (a gradient passed through).
+    may_alias: dict[str, str] = field(default_factory=dict)
     performance: dict[str, Any] = field(default_factory=dict)
     call_seconds: float = 10.0
     backends: list[str] = field(default_factory=lambda: ["cpu", "cuda"])
@@ -97,6 +104,8 @@ class Config:
                 f"{where}: forbid_reason says in a sentence why the forbid list is forbidden "
                 "(given exactly when forbid is)"
             )
+        side_effects = _reasons(data.get("side_effects"), where, "side_effects")
+        may_alias = _reasons(data.get("may_alias"), where, "may_alias")
         performance = data.get("performance") or {}
         if not isinstance(performance, dict) or set(performance) - {"graded", "max_ratio"}:
             raise ExerciseError(f"{where}: performance takes graded and max_ratio")
@@ -113,6 +122,8 @@ class Config:
             tolerances=_tolerances(data.get("tolerances") or {}, where),
             forbid=forbid,
             forbid_reason=reason.strip(),
+            side_effects=side_effects,
+            may_alias=may_alias,
             performance=performance,
             call_seconds=float(data.get("call_seconds", 10.0)),
             backends=backends,
@@ -132,10 +143,22 @@ class Config:
             },
             "forbid": self.forbid,
             "forbid_reason": self.forbid_reason,
+            "side_effects": self.side_effects,
+            "may_alias": self.may_alias,
             "performance": self.performance,
             "call_seconds": self.call_seconds,
             "backends": self.backends,
         }
+
+
+def _reasons(data: Any, where: str, key: str) -> dict[str, str]:
+    """{target: the reason the default check spares it}."""
+    data = data or {}
+    if not isinstance(data, dict) or not all(
+        isinstance(k, str) and isinstance(v, str) and v.strip() for k, v in data.items()
+    ):
+        raise ExerciseError(f"{where}: {key} maps a target to the reason it is spared")
+    return {k: v.strip() for k, v in data.items()}
 
 
 def _tolerances(data: Any, where: str) -> dict[str, dict[str, Tolerance]]:

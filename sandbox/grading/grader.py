@@ -63,6 +63,8 @@ def run(payload_text: str, learner_fd: int, threads: int) -> int:
             tolerances=config.tolerances,
             forbid=config.forbid,
             forbid_reason=config.forbid_reason,
+            side_effects=config.side_effects,
+            may_alias=config.may_alias,
             seed=int(payload["seed"]),
             mode=request.mode,
             performance=config.performance,

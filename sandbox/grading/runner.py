@@ -7,12 +7,20 @@ from __future__ import annotations
 import copy
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import torch
 
-from sandbox.grading import api_rules, checks, compare, exactness, perf
+from sandbox.grading import (
+    api_rules,
+    checks,
+    compare,
+    defaults,
+    exactness,
+    perf,
+    side_effects,
+)
 from sandbox.grading.compare import Comparison, Mismatch, Tolerance, norm_ratio
 from sandbox.grading.draws import Draw, case_seed
 from sandbox.grading.dsl import CATEGORY_WEIGHTS, Case, Test
@@ -40,6 +48,8 @@ class Grading:
     seed: int
     mode: Mode = Mode.SUBMIT
     forbid_reason: str = ""  # exercise.yml's: why, quoted in every refusal
+    side_effects: dict[str, str] = field(default_factory=dict)  # exercise.yml's exemptions
+    may_alias: dict[str, str] = field(default_factory=dict)
     performance: dict[str, Any] | None = None  # exercise.yml's: graded, max_ratio
     measured: dict[str, Any] | None = None  # the performance test's figures, once run
 
@@ -122,6 +132,7 @@ def run_test(g: Grading, test: Test) -> TestResult:
                 c = test.inputs(draw)
                 try:
                     _run_case(g, test, c, draw)
+                    side_effects.check(g.learner, g.side_effects, g.may_alias)
                 except (LearnerError, GraderFault):
                     raise
                 except Exception as exc:  # a check broken by the answer fails this test only
@@ -182,6 +193,8 @@ def _run_case(g: Grading, test: Test, c: Case, draw: Draw) -> None:
         _check_steps(comparison, expected, actual)
     elif test.kind == "values":
         comparison.check(expected, actual)
+        if draw.case == 0:
+            _check_defaults(g, test, c, comparison)
     elif test.kind == "shapes":
         _check_structure(expected, actual, g.learner)
     elif test.kind == "nontrivial":
@@ -191,6 +204,27 @@ def _run_case(g: Grading, test: Test, c: Case, draw: Draw) -> None:
                 f"the output's norm is {ratio:.1%} of the expected output's: a near-constant or "
                 "all-zero answer does not pass"
             )
+
+
+def _check_defaults(g: Grading, test: Test, c: Case, comparison: Comparison) -> None:
+    """A default check: the target called as a caller who leaves the optional arguments out
+    (the reference's defaults, which the starter states) answers as the reference does. Once
+    per test, on its first case; only for a plain function target the reference defines."""
+    if not isinstance(test.target, str) or test.options.get("expect") is not None:
+        return
+    reduced = defaults.left_out(g.reference, test.target, c)
+    if reduced is None:
+        return
+    left_out, shorter = reduced
+    try:
+        expected = _drive(g.reference, test.target, _copy(shorter))
+    except LearnerError:
+        return  # not a valid call without them (an input's shape depends on them)
+    actual = _drive(g.learner, test.target, _copy(shorter))
+    try:
+        comparison.check(expected, actual)
+    except Mismatch as exc:
+        raise Mismatch(f"called without {left_out} (left to their defaults): {exc}") from None
 
 
 def _check_steps(comparison: Comparison, expected: Any, actual: Any) -> None:

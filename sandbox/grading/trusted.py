@@ -44,6 +44,8 @@ def grade_in_process(
         tolerances=exercise.config.tolerances,
         forbid=exercise.config.forbid,
         forbid_reason=exercise.config.forbid_reason,
+        side_effects=exercise.config.side_effects,
+        may_alias=exercise.config.may_alias,
         seed=seed,
         mode=mode,
         performance=exercise.config.performance,

@@ -55,6 +55,6 @@ def test_the_measure_catches_a_float32_expected_value_that_uses_the_tolerance() 
     exercise = load(EXERCISES / "masked-attention")
     reference = LocalSolution.from_source(exercise.reference, "reference.py")
     test = next(t for t in exercise.tests() if t.name == "large scores stay finite")
-    inexact = dataclasses.replace(test, options={**test.options, "exact": False})
+    inexact = dataclasses.replace(test, options={**test.options, "exact": False, "tol": 1.0})
     errors = reference_errors([inexact], reference, exercise.config.tolerances, SEEDS, _drive)
     assert max(e.ratio for e in errors) > HALF

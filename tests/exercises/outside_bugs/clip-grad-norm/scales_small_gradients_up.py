@@ -1,0 +1,23 @@
+# Bug: The clip factor max_norm / (total + 1e-6) is applied even when the total norm is below max_norm, so small gradients are scaled up; a correct version only ever scales down (factor clamped at 1).
+import math
+
+import torch
+
+
+@torch.no_grad()
+def clip_grad_norm_(parameters, max_norm, norm_type=2.0):
+    grads = [p.grad for p in parameters if p.grad is not None]
+    if not grads:
+        return torch.tensor(0.0)
+    # The global norm is the norm of the per-tensor norms: one long vector, never concatenated.
+    if math.isinf(norm_type):
+        total = torch.stack([g.abs().max() if g.numel() else g.new_zeros(()) for g in grads]).max()
+    else:
+        per_tensor = torch.stack([torch.linalg.vector_norm(g, norm_type) for g in grads])
+        total = torch.linalg.vector_norm(per_tensor, norm_type)
+    # One factor for every gradient keeps the update's direction; at most 1, so small
+    # gradients are never scaled up. The 1e-6 guards a zero total.
+    factor = max_norm / (total + 1e-6)
+    for g in grads:
+        g.mul_(factor.to(g.dtype))
+    return total

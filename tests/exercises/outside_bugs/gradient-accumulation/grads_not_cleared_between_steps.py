@@ -1,0 +1,42 @@
+# Bug: train never clears .grad between optimiser steps, so every step's gradient also carries all previous steps' gradients; a correct loop calls zero_grad once per optimiser step, before its micro-batches.
+import torch
+import torch.nn.functional as F
+
+
+def model(params, x):
+    """Given. params = [w1 (H, D), b1 (H,), w2 (C, H), b2 (C,)]; x (B, D) -> logits (B, C)."""
+    w1, b1, w2, b2 = params
+    return torch.relu(x @ w1.T + b1) @ w2.T + b2
+
+
+def leaves(params):
+    return [p.detach().clone().requires_grad_(True) for p in params]
+
+
+def accumulate(params, micro_batches):
+    """Add every micro-batch's share of the large batch's gradient into .grad."""
+    k = len(micro_batches)
+    for x, y in micro_batches:
+        # Each micro-batch's mean loss is 1/k of the large batch's (equal sizes), so the
+        # sum of k backward passes is the large batch's gradient.
+        loss = F.cross_entropy(model(params, x), y) / k
+        loss.backward()
+
+
+def accumulated_grads(params, micro_batches):
+    params = leaves(params)
+    accumulate(params, micro_batches)
+    return [p.grad.detach().clone() for p in params]
+
+
+def train(params, batches, lr, momentum):
+    params = leaves(params)
+    opt = torch.optim.SGD(params, lr=lr, momentum=momentum)
+    out = []
+    for micro_batches in batches:
+        # Cleared once per optimiser step, not per micro-batch: the micro-batches' gradients
+        # must add up, and the last step's must not.
+        accumulate(params, micro_batches)
+        opt.step()
+        out.append([p.detach().clone() for p in params])
+    return out

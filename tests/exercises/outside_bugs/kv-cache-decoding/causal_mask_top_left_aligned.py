@@ -1,0 +1,43 @@
+# Bug: The causal mask is tril() aligned at the top left, so new token i may only see cached positions 0..i instead of every cached token plus the new ones up to itself; a correct mask is offset by the cache length (tril(tk - tq)).
+import math
+
+import torch
+
+
+class CachedSelfAttention:
+    def __init__(self, w_q, w_k, w_v, w_o, num_heads):
+        self.w_q, self.w_k, self.w_v, self.w_o = w_q, w_k, w_v, w_o
+        self.heads = num_heads
+        self.reset()
+
+    def reset(self):
+        self.keys = None
+        self.values = None
+
+    def _split(self, x):
+        batch, length, embed = x.shape
+        return x.reshape(batch, length, self.heads, embed // self.heads).transpose(1, 2)
+
+    def _attend(self, q, k, v):
+        """q: (batch, heads, Tq, hd) for the last Tq of the Tk positions in k and v."""
+        tq, tk = q.shape[-2], k.shape[-2]
+        scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
+        # Bottom-right aligned: new token i sits at position (tk - tq) + i.
+        allowed = torch.ones(tq, tk, dtype=torch.bool, device=q.device).tril()
+        scores = scores.masked_fill(~allowed, float("-inf"))
+        out = scores.softmax(dim=-1) @ v
+        batch, _, _, head = out.shape
+        return out.transpose(1, 2).reshape(batch, tq, self.heads * head) @ self.w_o.T
+
+    def forward(self, x):
+        q, k, v = (self._split(x @ w.T) for w in (self.w_q, self.w_k, self.w_v))
+        return self._attend(q, k, v)
+
+    def step(self, x_new):
+        q, k, v = (self._split(x_new @ w.T) for w in (self.w_q, self.w_k, self.w_v))
+        if self.keys is not None:
+            # Only the new tokens are projected; the old keys and values are reused as they are.
+            k = torch.cat([self.keys, k], dim=2)
+            v = torch.cat([self.values, v], dim=2)
+        self.keys, self.values = k, v
+        return self._attend(q, k, v)

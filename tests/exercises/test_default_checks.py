@@ -1,0 +1,89 @@
+"""The default checks every exercise gets (sandbox/grading/side_effects.py), each shown to
+catch its bug class in an exercise whose own tests never looked for it, with a message in the
+learner's words, and to spare what an exercise declares."""
+
+from __future__ import annotations
+
+import pytest
+
+from sandbox.grading.exercise import Exercise
+from sandbox.grading.trusted import grade_in_process
+from sandbox.protocol.grading import GradingVerdict, TestStatus
+
+
+def failures(exercise: Exercise, code: str) -> list[str]:
+    report = grade_in_process(exercise, code, seed=0)
+    return [t.message for t in report.tests if t.status is not TestStatus.PASS]
+
+
+def test_an_input_changed_in_place_fails_with_a_message_that_says_so(
+    loaded: dict[str, Exercise],
+) -> None:
+    exercise = loaded["stable-softmax"]
+    code = exercise.reference.replace(
+        "    shifted = x - x.amax(dim=dim, keepdim=True)\n    e = shifted.exp()",
+        "    shifted = x.sub_(x.amax(dim=dim, keepdim=True))\n    e = shifted.exp()",
+    )
+    assert code != exercise.reference
+    messages = failures(exercise, code)
+    assert any("your function changed the tensor it was given: argument 1 of softmax" in m
+               for m in messages), messages  # fmt: skip
+
+
+def test_an_answer_that_is_the_input_itself_fails(loaded: dict[str, Exercise]) -> None:
+    exercise = loaded["inverted-dropout"]
+    code = exercise.reference.replace("        return x.clone()", "        return x")
+    assert code != exercise.reference
+    messages = failures(exercise, code)
+    assert any("dropout returned a tensor that shares memory with argument 1" in m
+               for m in messages), messages  # fmt: skip
+
+
+def test_a_backward_that_writes_into_grad_output_fails(loaded: dict[str, Exercise]) -> None:
+    exercise = loaded["layernorm-backward"]
+    code = exercise.reference.replace(
+        "        g = grad_y * weight", "        g = grad_y.mul_(weight)"
+    )
+    assert code != exercise.reference
+    messages = failures(exercise, code)
+    assert any("your backward wrote into the incoming gradient" in m for m in messages), messages
+
+
+def test_a_module_buffer_that_keeps_a_graph_fails(loaded: dict[str, Exercise]) -> None:
+    """Through the audit directly: a kept module whose buffer has a grad_fn."""
+    import torch
+
+    from sandbox.grading.compare import Mismatch
+    from sandbox.grading.side_effects import check
+    from sandbox.grading.solution import LocalSolution
+
+    source = (
+        "import torch\nclass Norm(torch.nn.Module):\n"
+        "    def __init__(self):\n        super().__init__()\n"
+        "        self.register_buffer('running_mean', torch.zeros(3))\n"
+        "    def forward(self, x):\n"
+        "        self.running_mean = 0.9 * self.running_mean + 0.1 * x.mean(0)\n"
+        "        return x - self.running_mean\n"
+    )
+    learner = LocalSolution.from_source(source)
+    norm = learner.new("Norm")
+    learner.method(norm, "forward", torch.randn(4, 3, requires_grad=True))
+    with pytest.raises(Mismatch, match="running_mean` of your Norm still holds an autograd graph"):
+        check(learner, {}, {})
+
+
+def test_declared_side_effects_are_spared(loaded: dict[str, Exercise]) -> None:
+    exercise = loaded["kaiming-xavier-init"]
+    assert "kaiming_normal_" in exercise.config.side_effects
+    assert grade_in_process(exercise, exercise.reference, seed=0).verdict is GradingVerdict.PASSED
+
+
+def test_an_audit_finds_nothing_twice(loaded: dict[str, Exercise]) -> None:
+    import torch
+
+    from sandbox.grading.solution import LocalSolution
+
+    learner = LocalSolution.from_source("def f(x):\n    x += 1\n    return x * 2\n")
+    learner.call("f", torch.zeros(2))
+    assert learner.request("audit", {}) == ["changed:f:args[0]"]
+    assert learner.request("audit", {}) == []
