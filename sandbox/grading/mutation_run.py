@@ -2,9 +2,12 @@
 
     python -m sandbox.grading.mutation_run [slug ...] [--jobs N] [--force]
 
-A mutant is killed when a hidden test fails on each of seeds 0-4 (a learner's submission gets
-a seed the worker draws: a mutant caught on some seeds only passes for some learners); the
-hidden tests run in order and stop at the first that fails. A mutant that runs past its time
+A mutant is killed when a test of the suite fails on each of seeds 0-4 (a learner's
+submission gets a seed the worker draws: a mutant caught on some seeds only passes for some
+learners); the tests run in order and stop at the first that fails. Visible tests count as
+hidden ones do here, since a submission must pass both (the authored mutants are held to
+more: a hidden test must catch each, tests/exercises/test_honesty.py); the performance test,
+which times rather than checks, does not. A mutant that runs past its time
 counts as killed (the grader would time it out). Mutants run in a pool of processes, each in
 the trusted in-process runner, with a wall-clock alarm.
 
@@ -79,7 +82,7 @@ def judge(folder: str, source: str) -> tuple[str, int | None]:
 
     torch.set_num_threads(1)
     exercise = load(Path(folder))
-    tests = [t for t in exercise.tests() if not t.visible and t.kind != "performance"]
+    tests = [t for t in exercise.tests() if t.kind != "performance"]
     signal.signal(signal.SIGALRM, _alarm)
     signal.alarm(MUTANT_SECONDS)
     try:
@@ -155,13 +158,33 @@ def cached(folder: Path) -> dict[str, Any] | None:
     return record if record.get("digest") == digest(folder) else None
 
 
+def show(folder: Path, mutant_id: str) -> int:
+    """The mutant's diff against the reference (both as the syntax tree prints them)."""
+    import ast
+    import difflib
+
+    reference = (folder / "reference.py").read_text(encoding="utf-8")
+    found = [m for m in mutate.mutants(reference) if m.id == mutant_id]
+    if not found:
+        print(f"no mutant {mutant_id!r} in {folder.name}", file=sys.stderr)
+        return 2
+    before = ast.unparse(ast.parse(reference)).splitlines(keepends=True)
+    for mutant in found:
+        after = mutant.source.splitlines(keepends=True)
+        print("".join(difflib.unified_diff(before, after, "reference.py", mutant.id, n=3)))
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m sandbox.grading.mutation_run")
     parser.add_argument("slugs", nargs="*")
     parser.add_argument("--root", type=Path, default=Path("content/exercises"))
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--force", action="store_true", help="rerun even where cached")
+    parser.add_argument("--show", metavar="ID", help="print one mutant of one exercise as a diff")
     args = parser.parse_args(argv)
+    if args.show:
+        return show(args.root / args.slugs[0], args.show)
     folders = [args.root / s for s in args.slugs] or sorted(
         p for p in args.root.iterdir() if p.is_dir() and not p.name.startswith(".")
     )
