@@ -30,6 +30,9 @@ DIFFICULTIES = ("easy", "medium", "hard")  # an exercise's own scale (content/RE
 # Kept apart from exercise.yml, which travels to the grader's jail and whose keys the
 # grader checks: follow-ups are for the learner, never for the grader.
 FOLLOWUPS_FILE = "followups.yml"
+# The suite's proof (sandbox/grading/mutation_run.py writes it); its counts are shown.
+MUTATION_FILE = "mutation.json"
+SUITE_KEY = "suite"
 MAX_FOLLOWUPS = 3
 KEY_POINTS_RANGE = (2, 6)  # as a prompt's key points: enough to grade, few enough to tick
 
@@ -87,7 +90,27 @@ def _read(folder: Path) -> dict[str, str]:
     followups = folder / FOLLOWUPS_FILE
     if followups.is_file():  # optional: an exercise without one has no follow-up to ask
         texts[FOLLOWUPS_FILE] = followups.read_text(encoding="utf-8")
+    texts[SUITE_KEY] = json.dumps(_suite_record(folder), sort_keys=True)
     return texts
+
+
+def _suite_record(folder: Path) -> dict[str, Any]:
+    """What the learner is told of how the hidden tests were proven: counts and dates only
+    (never a mutant or a test), from the mutation runner's record and the folder."""
+    record: dict[str, Any] = {
+        "authored": len(list(folder.glob("mutants/*.patch"))),
+        "alternatives": len(list(folder.glob("alternatives/*.py"))),
+    }
+    path = folder / MUTATION_FILE
+    if path.is_file():
+        try:
+            found = json.loads(path.read_text(encoding="utf-8"))
+        except ValueError:
+            raise ContentError(_rel(folder, MUTATION_FILE), 1, "not valid JSON") from None
+        for key in ("made", "killed", "equivalent", "score", "seeds", "proven"):
+            if key in found:
+                record[key] = found[key]
+    return record
 
 
 def _rel(folder: Path, name: str) -> str:
@@ -139,6 +162,7 @@ def _fields(
         visible_tests=json.dumps(visible_tests(texts["tests.py"], _rel(folder, "tests.py"))),
         backends=",".join(b for b in BACKENDS if b in backends),
         followups=json.dumps(_followups(folder, texts.get(FOLLOWUPS_FILE))),
+        suite_record=texts[SUITE_KEY],
     )
 
 

@@ -35,7 +35,15 @@ class Exercise(SQLModel, table=True):
     # [{prompt, key_points}] from followups.yml: what an interviewer asks about the code
     # once it is graded (a coding round's follow-up), as JSON.
     followups: str = Field(default="[]", sa_column=Column(Text, nullable=False, default="[]"))
+    # How the hidden tests were proven (mutation.json, mutants/, alternatives/), as JSON:
+    # {made, killed, equivalent, score, seeds, proven, authored, alternatives}.
+    suite_record: str = Field(default="{}", sa_column=Column(Text, nullable=False, default="{}"))
     content_sha256: str = Field(max_length=64)
+
+    @property
+    def suite(self) -> dict[str, Any]:
+        found: dict[str, Any] = json.loads(self.suite_record or "{}")
+        return found
 
     @property
     def item_list(self) -> list[str]:

@@ -113,3 +113,20 @@ def test_an_accounts_draft_follows_it_and_a_guest_keeps_its_own(client: TestClie
     assert (
         client.post("/exercises/nope/draft", data={"code": "x"}, headers=headers).status_code == 404
     )
+
+
+def test_an_exercise_page_shows_how_its_tests_were_proven(client: TestClient) -> None:
+    """The suite's record, from the mutation runner's mutation.json and the folder: counts
+    and a date, never a mutant or a test."""
+    import json
+
+    record = json.loads((EXERCISES / SLUG / "mutation.json").read_text())
+    page = client.get(f"/exercises/{SLUG}")
+    assert "How these tests were proven" in page.text
+    judged = record["made"] - record["equivalent"]
+    assert f"<strong>{record['killed']} of {judged}</strong> automatic mutants" in page.text
+    assert f"on every one of {len(record['seeds'])} seeds" in page.text
+    assert f"Last proven on {record['proven']}" in page.text
+    assert "<strong>3</strong> correct solutions written differently" in page.text
+    for survivor in record["survived"]:
+        assert survivor["id"] not in page.text
