@@ -61,7 +61,11 @@ def check_gradients(
         raise Mismatch("the backward answered for the wrong number of arguments")
     for i in floating:
         if grads[i] is None and expected_grads[i] is not None:
-            raise Mismatch(f"no gradient reached argument {i} (is the output detached?)")
+            raise Mismatch(
+                f"no gradient reached argument {i + 1}: is the code under torch.no_grad(), or "
+                "does a .detach() (or a tensor rebuilt from .tolist() or numpy) cut it off "
+                "from the output?"
+            )
     grads = [
         torch.zeros_like(args[i]) if g is None and i in floating else g for i, g in enumerate(grads)
     ]

@@ -87,3 +87,15 @@ def test_an_audit_finds_nothing_twice(loaded: dict[str, Exercise]) -> None:
     learner.call("f", torch.zeros(2))
     assert learner.request("audit", {}) == ["changed:f:args[0]"]
     assert learner.request("audit", {}) == []
+
+
+def test_a_solution_under_no_grad_is_told_so(loaded: dict[str, Exercise]) -> None:
+    exercise = loaded["layernorm-backward"]
+    code = exercise.reference.replace(
+        "    return LayerNormFunction.apply(x, weight, bias, eps)",
+        "    with torch.no_grad():\n        return LayerNormFunction.apply(x, weight, bias, eps)",
+    )
+    assert code != exercise.reference
+    messages = failures(exercise, code)
+    assert any("no gradient reached argument 1: is the code under torch.no_grad()" in m
+               for m in messages), messages  # fmt: skip
