@@ -125,14 +125,17 @@ def values(
     expect: Callable[[Case], Any] | None = None,
     category: str = "values",
     exact: bool = False,
+    guarantee: Callable[[Case], bool] | None = None,
 ) -> Test:
     """The learner's output equals the reference's (or `expect(case)`'s) within the
     exercise's tolerance for the output's dtype on the learner's device, times `tol`. With
     `exact`, the reference runs on the case upcast to float64 and its answer is cast back
     (exactness.py): for inputs where the reference's own rounding in the dtype under test
-    would use up the tolerance."""
+    would use up the tolerance. `guarantee(case)` states what every drawn case must have for
+    the test to mean what its name says (the base matters, a tie occurs...):
+    tests/exercises/test_generators.py holds it on seeds 0-4."""
     return _test("values", category, name, target, inputs, cases, visible, description, dtypes,
-                 tol=tol, expect=expect, exact=exact)  # fmt: skip
+                 tol=tol, expect=expect, exact=exact, guarantee=guarantee)  # fmt: skip
 
 
 def edge(name: str, target: Target, inputs: Inputs, **kw: Any) -> Test:

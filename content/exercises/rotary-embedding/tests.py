@@ -18,8 +18,18 @@ def problem(d, *, given=False, far=False, base=False, high=12):
         else:
             kwargs["positions"] = d.integers((length,), 0, top)
     if base:
-        kwargs["base"] = d.choice([100.0, 500.0, 10000.0])
+        # A base other than the default, on at least two frequencies (with d = 2 the only
+        # frequency is base ** 0 = 1, whatever the base) and a position other than 0.
+        kwargs["base"] = d.choice([100.0, 500.0, 2000.0])
+        x = d.tensor((x.shape[0], x.shape[1], length, max(dim, 4)))
+        kwargs["positions"] = 1 + kwargs["positions"]
     return case(x, **kwargs)
+
+
+def base_matters(c):
+    """The base changes the answer: not the default, two frequencies or more, a position > 0."""
+    x, positions = c.args[0], c.kwargs["positions"]
+    return c.kwargs["base"] != 10000.0 and x.shape[-1] >= 4 and bool((positions > 0).any())
 
 
 def pairs(d):
@@ -74,7 +84,8 @@ DECLARATIONS = [
     values("positions 0..L-1", "apply_rope", problem, visible=True,
            description="x of shape (batch, heads, L, d), default positions"),
     values("explicit positions", "apply_rope", lambda d: problem(d, given=True), cases=4),
-    values("other bases", "apply_rope", lambda d: problem(d, given=True, base=True), cases=3),
+    values("other bases", "apply_rope", lambda d: problem(d, given=True, base=True), cases=3,
+           guarantee=base_matters),
     values("far positions in float64", "apply_rope", lambda d: problem(d, far=True),
            dtypes=("float64",), cases=3),
     shapes("same shape and dtype", "apply_rope", lambda d: problem(d, given=True),
