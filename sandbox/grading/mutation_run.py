@@ -158,6 +158,46 @@ def cached(folder: Path) -> dict[str, Any] | None:
     return record if record.get("digest") == digest(folder) else None
 
 
+TABLE_START = "<!-- suite-proof:start (python -m sandbox.grading.mutation_run --table) -->"
+TABLE_END = "<!-- suite-proof:end -->"
+
+
+def table(root: Path) -> str:
+    """The suites' proof, one row per exercise, from each exercise's mutation.json."""
+    rows = [
+        "| exercise | alternatives | authored bugs | automatic mutants | killed | equivalent "
+        "| score | seeds |",
+        "|---|---:|---:|---:|---:|---:|---:|---|",
+    ]
+    for folder in sorted(p for p in root.iterdir() if p.is_dir() and not p.name.startswith(".")):
+        path = folder / RESULT_FILE
+        record = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
+        alternatives = len(list(folder.glob("alternatives/*.py")))
+        authored = len(list(folder.glob("mutants/*.patch")))
+        if not record:
+            rows.append(f"| {folder.name} | {alternatives} | {authored} | - | - | - | - | - |")
+            continue
+        seeds = record["seeds"]
+        rows.append(
+            f"| {folder.name} | {alternatives} | {authored} | {record['made']} "
+            f"| {record['killed']} | {record['equivalent']} | {record['score']:.1%} "
+            f"| {seeds[0]}-{seeds[-1]} |"
+        )
+    return "\n".join(rows) + "\n"
+
+
+def write_table(readme: Path, root: Path) -> bool:
+    """Put the table between its markers in `readme`; whether it changed."""
+    text = readme.read_text(encoding="utf-8")
+    head, start, rest = text.partition(TABLE_START)
+    _, end, tail = rest.partition(TABLE_END)
+    if not start or not end:
+        raise ValueError(f"{readme}: the markers {TABLE_START!r} ... {TABLE_END!r} are missing")
+    new = head + start + "\n" + table(root) + end + tail
+    readme.write_text(new, encoding="utf-8")
+    return new != text
+
+
 def show(folder: Path, mutant_id: str) -> int:
     """The mutant's diff against the reference (both as the syntax tree prints them)."""
     import ast
@@ -182,6 +222,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--force", action="store_true", help="rerun even where cached")
     parser.add_argument("--show", metavar="ID", help="print one mutant of one exercise as a diff")
+    parser.add_argument("--table", action="store_true", help="write content/README.md's table")
     args = parser.parse_args(argv)
     if args.show:
         return show(args.root / args.slugs[0], args.show)
@@ -202,6 +243,8 @@ def main(argv: list[str] | None = None) -> int:
             flush=True,
         )
         below += record["score"] < TARGET
+    if args.table:
+        write_table(args.root.parent / "README.md", args.root)
     return 0 if below == 0 else 1
 
 
