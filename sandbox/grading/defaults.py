@@ -1,16 +1,22 @@
-"""Optional arguments left out, as a real caller leaves them: the reference's signature says
-which parameters have defaults (the starter states the same ones), and a case is called
-again without them. A solution whose default differs from the statement's (`dim=0` for
-`dim=-1`, a generator that is required, a padding value of 1) fails here, though every test
-passes its arguments in full."""
+"""Inputs as a real caller passes them, the default checks of every plain function target
+(runner.py runs them on a test's first and second cases):
+
+- optional arguments left out: the reference's signature says which parameters have defaults
+  (the starter states the same ones), and a case is called again without them. A solution
+  whose default differs from the statement's (`dim=0` for `dim=-1`, a generator that is
+  required, a padding value of 1) fails here, though every test passes its arguments in full;
+- a non-contiguous layout: the same values as a transposed or sliced tensor holds them, so a
+  `.view()` that only works on a fresh contiguous copy fails as it would for a caller."""
 
 from __future__ import annotations
 
+import copy
 import inspect
 from typing import Any
 
+from sandbox.grading.compare import Comparison, Mismatch
 from sandbox.grading.dsl import Case
-from sandbox.grading.solution import LocalSolution, Solution
+from sandbox.grading.solution import LearnerError, LocalSolution, Solution
 
 
 def left_out(reference: Solution, target: str, c: Case) -> tuple[str, Case] | None:
@@ -37,3 +43,44 @@ def left_out(reference: Solution, target: str, c: Case) -> tuple[str, Case] | No
     if not dropped:
         return None
     return ", ".join(dropped), Case(tuple(args), kwargs, c.data)
+
+
+def check_left_out(
+    learner: Solution, reference: Solution, target: str, c: Case, comparison: Comparison
+) -> None:
+    reduced = left_out(reference, target, c)
+    if reduced is None:
+        return
+    names, shorter = reduced
+    try:
+        expected = reference.call(target, *_copied(shorter.args), **_copied(shorter.kwargs))
+    except LearnerError:
+        return  # not a valid call without them (an input's shape depends on them)
+    actual = learner.call(target, *_copied(shorter.args), **_copied(shorter.kwargs))
+    try:
+        comparison.check(expected, actual)
+    except Mismatch as exc:
+        raise Mismatch(f"called without {names} (left to their defaults): {exc}") from None
+
+
+def check_layout(
+    learner: Solution, target: str, c: Case, expected: Any, comparison: Comparison
+) -> None:
+    payload = {"target": target, "args": _copied(c.args), "kwargs": _copied(c.kwargs)}
+    try:
+        actual = learner.request("call", {**payload, "layout": "strided"})
+    except LearnerError as exc:
+        if exc.lost or exc.status != "error":
+            raise
+        raise LearnerError(
+            "with the same inputs in a non-contiguous layout (a transposed or sliced tensor, "
+            f"as a caller may pass), your code raised:\n{exc}"
+        ) from None
+    try:
+        comparison.check(expected, actual)
+    except Mismatch as exc:
+        raise Mismatch(f"with the same inputs in a non-contiguous layout: {exc}") from None
+
+
+def _copied(value: Any) -> Any:
+    return copy.deepcopy(value, {})

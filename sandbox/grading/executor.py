@@ -35,6 +35,7 @@ class Executor:
         if op not in OPS or not isinstance(payload, dict):
             raise ValueError(f"unknown request {op!r}")
         self.arrived = []
+        self.strided = op == "call" and payload.get("layout") == "strided"
         payload = self._arrive(payload)
         if op not in AUDITED:
             return getattr(self, f"_{op}")(payload)
@@ -81,6 +82,10 @@ class Executor:
         """Move tensors to this process's device and swap references for their objects."""
         if isinstance(value, torch.Tensor):
             moved = value.detach().to(self.device)
+            if getattr(self, "strided", False) and moved.dim() >= 2 and moved.numel() > 1:
+                # As a caller's transposed or sliced tensor arrives: the same values, in a
+                # non-contiguous layout (a .view() of it raises, as it would for them).
+                moved = moved.mT.contiguous().mT
             moved = moved.requires_grad_(value.requires_grad)
             self.arrived.append((where, moved))
             return moved

@@ -193,8 +193,10 @@ def _run_case(g: Grading, test: Test, c: Case, draw: Draw) -> None:
         _check_steps(comparison, expected, actual)
     elif test.kind == "values":
         comparison.check(expected, actual)
-        if draw.case == 0:
-            _check_defaults(g, test, c, comparison)
+        if isinstance(test.target, str) and draw.case == 0 and test.options.get("expect") is None:
+            defaults.check_left_out(g.learner, g.reference, test.target, c, comparison)
+        if isinstance(test.target, str) and draw.case == 1:
+            defaults.check_layout(g.learner, test.target, c, expected, comparison)
     elif test.kind == "shapes":
         _check_structure(expected, actual, g.learner)
     elif test.kind == "nontrivial":
@@ -204,27 +206,6 @@ def _run_case(g: Grading, test: Test, c: Case, draw: Draw) -> None:
                 f"the output's norm is {ratio:.1%} of the expected output's: a near-constant or "
                 "all-zero answer does not pass"
             )
-
-
-def _check_defaults(g: Grading, test: Test, c: Case, comparison: Comparison) -> None:
-    """A default check: the target called as a caller who leaves the optional arguments out
-    (the reference's defaults, which the starter states) answers as the reference does. Once
-    per test, on its first case; only for a plain function target the reference defines."""
-    if not isinstance(test.target, str) or test.options.get("expect") is not None:
-        return
-    reduced = defaults.left_out(g.reference, test.target, c)
-    if reduced is None:
-        return
-    left_out, shorter = reduced
-    try:
-        expected = _drive(g.reference, test.target, _copy(shorter))
-    except LearnerError:
-        return  # not a valid call without them (an input's shape depends on them)
-    actual = _drive(g.learner, test.target, _copy(shorter))
-    try:
-        comparison.check(expected, actual)
-    except Mismatch as exc:
-        raise Mismatch(f"called without {left_out} (left to their defaults): {exc}") from None
 
 
 def _check_steps(comparison: Comparison, expected: Any, actual: Any) -> None:

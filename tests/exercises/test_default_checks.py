@@ -99,3 +99,14 @@ def test_a_solution_under_no_grad_is_told_so(loaded: dict[str, Exercise]) -> Non
     messages = failures(exercise, code)
     assert any("no gradient reached argument 1: is the code under torch.no_grad()" in m
                for m in messages), messages  # fmt: skip
+
+
+def test_a_solution_that_needs_contiguous_inputs_is_told_so(loaded: dict[str, Exercise]) -> None:
+    """Inputs arrive as a caller may pass them: the same values in a non-contiguous layout."""
+    from tests.exercises.test_outside_bugs import BUGS
+
+    exercise = loaded["conv2d-backward"]
+    code = (BUGS / "conv2d-backward" / "view_fails_on_noncontiguous_grad_out.py").read_text()
+    messages = failures(exercise, code)
+    assert any("in a non-contiguous layout (a transposed or sliced tensor" in m
+               for m in messages), messages  # fmt: skip

@@ -27,7 +27,6 @@ KNOWN_ESCAPES = {
     "in the learner's process while training goes on",
     "clip-grad-norm/grads_replaced_not_in_place": "gradients held by the caller, read after",
     "clip-grad-norm/inf_norm_fails_on_empty_grad": "a parameter with zero elements",
-    "conv2d-backward/view_fails_on_noncontiguous_grad_out": "non-contiguous inputs",
     "grad-scaler-step/caller_state_mutated": "a state dict kept in the learner's process",
     "int8-fake-quant-ste/round_half_up": "weights at exact ties of the scale",
     "inverted-dropout/float32_mask_upcasts_output": "float16 and bfloat16 inputs",

@@ -215,7 +215,14 @@ def test_changing_the_given_tensors_does_not_change_the_expected_values(
         "    x.mul_(-3.0)\n"
         "    return y\n"
     )
-    assert grade(worker, right_and_meddling)["grading"]["verdict"] == "passed"
+    # Its answers are right, so the values were compared with the grader's own copy; but it
+    # overwrote its caller's tensor, which the default check reports (side_effects.py).
+    tests = grade(worker, right_and_meddling)["grading"]["tests"]
+    failing = {t["name"]: t["message"] for t in tests if t["status"] != "pass"}
+    assert failing, tests
+    assert all("your function changed the tensor it was given: argument 1 of softmax" in m
+               for m in failing.values()), failing  # fmt: skip
+    assert "log_softmax of small rows" not in failing
 
 
 def test_huge_answers_and_huge_output_fail_without_harm(worker: WorkerHandle) -> None:
