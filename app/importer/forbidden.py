@@ -19,8 +19,8 @@ def described(entry: str) -> str:
         return f"`{entry}`: as a method or attribute of anything, e.g. `x{entry}(...)`"
     first, _, rest = entry.partition(".")
     if first in ALIASES:
-        return f"`{entry}` ({ALIASES[first]}{'.' + rest if rest else ''}) and anything under it"
-    return f"`{entry}` and anything under it"
+        return f"`{entry}` ({ALIASES[first]}{'.' + rest if rest else ''})"
+    return f"`{entry}`"
 
 
 def forbidden_section(forbid: object, reason: object, where: str) -> str:
@@ -41,7 +41,8 @@ def _section(forbid: Sequence[str], reason: str) -> str:
     lines += [f"- {described(e)}" for e in forbid]
     lines += [
         "",
-        "Only what your code calls counts: a name in a string, a comment, a docstring or",
+        "A name under a listed one counts too (`torch.optim.SGD` where `torch.optim` is",
+        "listed), however it is imported or aliased. Only what your code calls counts: a name in a string, a comment, a docstring or",
         '`__all__` does not, and neither does a self-test under `if __name__ == "__main__":`,',
         "which the grader never runs. A refusal names the line and the call.",
     ]
