@@ -42,8 +42,9 @@ def _section(forbid: Sequence[str], reason: str) -> str:
     lines += [
         "",
         "A name under a listed one counts too (`torch.optim.SGD` where `torch.optim` is",
-        "listed), however it is imported or aliased. Only what your code calls counts: a name in a string, a comment, a docstring or",
-        '`__all__` does not, and neither does a self-test under `if __name__ == "__main__":`,',
-        "which the grader never runs. A refusal names the line and the call.",
+        "listed), however it is imported or aliased. Only what your code calls counts: a",
+        "name in a string, a comment, a docstring or `__all__` does not, and neither does a",
+        'self-test under `if __name__ == "__main__":`, which the grader never runs. A',
+        "refusal names the line and the call.",
     ]
     return "\n".join(lines) + "\n"
