@@ -4,9 +4,9 @@ from sandbox.grading import api_rule, case, edge, expect_close, fail, nontrivial
 from sandbox.grading import performance, trajectory, values
 
 
-def problem(d, *, steps=3, spatial=None, batch=None, hyper=None):
+def problem(d, *, steps=3, spatial=None, batch=None, hyper=None, spread=1.0):
     """A layer's injected state and a few batches: weight, bias and running statistics drawn,
-    so nothing depends on how the layer initialises itself."""
+    so nothing depends on how the layer initialises itself. `spread` scales the batches."""
     c = d.size(1, 7)
     n = batch if batch is not None else d.size(2, 6)
     h, w = spatial if spatial is not None else (d.size(1, 5), d.size(1, 6))
@@ -18,7 +18,7 @@ def problem(d, *, steps=3, spatial=None, batch=None, hyper=None):
         "running_var": d.tensor((c,), low=0.5, high=2.0),
     }
     shift = d.tensor((1, c, 1, 1), low=-3.0, high=3.0)
-    batches = [d.tensor((n, c, h, w), normal=True) * 2.0 + shift for _ in range(steps)]
+    batches = [(d.tensor((n, c, h, w), normal=True) * 2.0 + shift) * spread for _ in range(steps)]
     return case(data={"channels": c, "state": state, "batches": batches, "settings": settings})
 
 
@@ -83,6 +83,32 @@ def torch_train_then_eval(c):
         bn.eval()
         out.append(bn(c.data["batches"][-1]))
     out.append([bn.running_mean.clone(), bn.running_var.clone()])
+    return out
+
+
+def fresh_run(sol, c):
+    """A layer as constructed, nothing injected: its four tensors, then two training steps
+    (output and running statistics) and eval on the last batch."""
+    bn = sol.new("BatchNorm2d", c.data["channels"])
+    out = [[sol.get(bn, name) for name in ("weight", "bias", "running_mean", "running_var")]]
+    for x in c.data["batches"][:-1]:
+        y = sol.method(bn, "forward", x)
+        out.append([y, sol.get(bn, "running_mean"), sol.get(bn, "running_var")])
+    sol.set(bn, "training", False)
+    out.append(sol.method(bn, "forward", c.data["batches"][-1]))
+    return out
+
+
+def torch_fresh_run(c):
+    bn = torch.nn.BatchNorm2d(c.data["channels"])
+    out = [[bn.weight.detach().clone(), bn.bias.detach().clone(), bn.running_mean.clone(),
+            bn.running_var.clone()]]
+    with torch.no_grad():
+        for x in c.data["batches"][:-1]:
+            y = bn(x)
+            out.append([y, bn.running_mean.clone(), bn.running_var.clone()])
+        bn.eval()
+        out.append(bn(c.data["batches"][-1]))
     return out
 
 
@@ -177,6 +203,12 @@ DECLARATIONS = [
                expect=torch_train_then_eval, cases=3),
     values("eval mode uses the running statistics", eval_only, problem,
            expect=torch_eval_only, visible=True, cases=2),
+    values("a freshly built layer matches nn.BatchNorm2d", fresh_run, problem,
+           expect=torch_fresh_run, cases=2,
+           description="nothing injected: the constructor's tensors and defaults are used"),
+    edge("nearly constant channels, default eps", run_train,
+         lambda d: problem(d, spread=1e-3), expect=torch_train, cases=2,
+         description="batch variances far below 1"),
     edge("running variance from two values per channel", running_var_only,
          lambda d: problem(d, steps=1, spatial=(1, 1), batch=2), expect=torch_running_var_only,
          cases=2, description="m = 2: biased and unbiased variance differ by a factor of 2"),

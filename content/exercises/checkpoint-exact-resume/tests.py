@@ -39,6 +39,31 @@ def uninterrupted(sol, c):
     return [torch.stack(losses), sol.method(t, "weights")]
 
 
+def uninterrupted_defaults(sol, c):
+    """As uninterrupted, with batch_size, lr and seed left to the given defaults."""
+    data = c.data
+    t = sol.new("Trainer", data["weights"], data["x"], data["y"])
+    losses = [sol.method(t, "train_step") for _ in range(data["total"])]
+    return [torch.stack(losses), sol.method(t, "weights")]
+
+
+def weights_are_snapshots(sol, c):
+    """The weights taken after some steps, kept in the trainer's process while it trains on,
+    still hold the values they had when taken."""
+    t = new_trainer(sol, c)
+    for _ in range(c.data["at"]):
+        sol.method(t, "train_step")
+    taken = sol.method(t, "weights")
+    kept = sol.method_ref(t, "weights")
+    for _ in range(c.data["total"] - c.data["at"]):
+        sol.method(t, "train_step")
+    later = sol.get(kept)
+    if not isinstance(later, (list, tuple)) or len(later) != len(taken):
+        fail(f"weights() gave {len(taken)} tensors, then {type(later).__name__}")
+    for i, (w, expected) in enumerate(zip(later, taken)):
+        expect_close(w, expected, f"parameter {i} as taken before more steps")
+
+
 def resumed(sol, c):
     """Train to the checkpoint, take it; build another trainer (other weights, other seed,
     one step taken so its state is stirred), load the checkpoint there and finish the run.
@@ -117,6 +142,11 @@ DECLARATIONS = [
          cases=1),
     edge("checkpoint after the last step", resumed, lambda d: problem(d, total=4, at=4),
          cases=1),
+    values("an uninterrupted run with the default settings", uninterrupted_defaults,
+           lambda d: problem(d, total=5), cases=2,
+           description="Trainer(weights, x, y): batch_size, lr and seed left to their defaults"),
+    prop("weights taken mid-run do not follow later steps", weights_are_snapshots,
+         lambda d: problem(d, total=5, at=2), cases=1),
     prop("saving and loading in place changes nothing", loads_into_itself,
          lambda d: problem(d, total=5), cases=2),
     shapes("state_dict returns a dict that can be sent", checkpoint_is_plain, problem, cases=1),

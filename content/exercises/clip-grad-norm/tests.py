@@ -72,6 +72,32 @@ def torch_clip(c):
     return {"total_norm": total, "grads": [p.grad for p in params]}
 
 
+def clip_default_norm(sol, c):
+    """As clip, with norm_type left to its default."""
+    params = sol.keep([w.clone().requires_grad_(True) for w in c.data["weights"]])
+    for i, (g, has) in enumerate(zip(c.data["grads"], c.data["has_grad"], strict=True)):
+        if has:
+            sol.set(sol.index(params, i), "grad", g)
+    total = sol.call("clip_grad_norm_", params, c.data["max_norm"])
+    after = [sol.get(sol.index(params, i), "grad") for i in range(len(c.data["weights"]))]
+    return {"total_norm": total, "grads": after}
+
+
+def small_but_clipped(d):
+    """Gradients of global norm about 1e-2, clipped to a drawn fraction of it: the total is
+    small enough that the 1e-6 in the factor shows in float64."""
+    c = problem(d, scale=1e-3, missing=False)
+    total = math.sqrt(sum(float((g.double() ** 2).sum()) for g in c.data["grads"]))
+    return case(data={**c.data, "max_norm": total * d.choice([0.2, 0.5, 0.9])})
+
+
+def clips(c):
+    """The global 2-norm of the case's gradients exceeds max_norm."""
+    total = math.sqrt(sum(float((g.double() ** 2).sum())
+                          for g, has in zip(c.data["grads"], c.data["has_grad"]) if has))
+    return total > c.data["max_norm"]
+
+
 def several_steps(sol, c):
     """Clipping three batches of gradients in a row, as a training loop would."""
     out = []
@@ -150,6 +176,11 @@ DECLARATIONS = [
            lambda d: problem(d, norm_type=float("inf"), scale=d.choice([0.1, 20.0])),
            expect=torch_clip, cases=3, visible=True,
            description="norm_type=float('inf'): the largest absolute value"),
+    values("norm_type left to its default", clip_default_norm, lambda d: problem(d, scale=10.0),
+           expect=torch_clip, cases=2, guarantee=clips),
+    values("a small total norm, clipped", clip, small_but_clipped, expect=torch_clip, cases=3,
+           dtypes=("float64",), guarantee=clips,
+           description="gradients of global norm near 1e-2, max_norm below it"),
     trajectory("three clipping steps in a row", several_steps, problem,
                expect=torch_several_steps),
     shapes("gradients keep shape and dtype", clip, problem, dtypes=("float32", "float64")),

@@ -22,6 +22,14 @@ def feature_batch(d, *, batch_first=None):
                 batch_first=batch_first if batch_first is not None else d.choice([True, False]))
 
 
+def default_batch(d):
+    """Token ids of different lengths (one of 9, one of at most 5), passed with no keyword."""
+    b = d.size(2, 6)
+    lengths = [d.integer(1, 9) for _ in range(b)]
+    lengths[0], lengths[-1] = 9, d.integer(1, 5)
+    return case([(d.integers((n,), 0, 6), d.integer(0, 4)) for n in lengths])
+
+
 def trusted(c):
     """The batch built one position at a time, in the grader."""
     batch, pad, first = c.args[0], c.kwargs["pad_value"], c.kwargs["batch_first"]
@@ -37,6 +45,10 @@ def trusted(c):
         inputs, mask = inputs.transpose(0, 1), mask.transpose(0, 1)
     return {"inputs": inputs, "lengths": torch.tensor([len(s) for s, _ in batch]),
             "mask": mask, "labels": torch.tensor([y for _, y in batch])}
+
+
+def trusted_defaults(c):
+    return trusted(case(c.args[0], pad_value=0, batch_first=True))
 
 
 def mask_agrees_with_lengths(sol, c):
@@ -76,6 +88,8 @@ DECLARATIONS = [
            dtypes=("float32", "float64")),
     values("feature sequences, sequence first", "collate",
            lambda d: feature_batch(d, batch_first=False), expect=trusted, cases=2),
+    values("pad value and layout left to their defaults", "collate", default_batch,
+           expect=trusted_defaults, cases=2, description="collate(batch) alone"),
     edge("tokens equal to the pad value", "collate", lambda d: token_batch(d, pad=0),
          expect=trusted, cases=3, description="real tokens of id 0 with pad_value 0"),
     edge("an empty sequence in the batch", "collate",

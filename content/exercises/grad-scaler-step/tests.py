@@ -23,6 +23,17 @@ def problem(d, *, steps=6, bad=None, interval=None, bad_value=None):
     })
 
 
+def small_but_clipped(d):
+    """From zero weights with lr 1, gradients of global norm a few 1e-3, clipped to half the
+    smallest step's: the total is small enough that the 1e-6 in the factor shows in float64."""
+    c = problem(d, steps=3, bad=[])
+    grads = [[g / g.abs().max() * 1e-3 for g in step] for step in c.data["grads"]]
+    totals = [torch.linalg.vector_norm(torch.cat([g.flatten() for g in step])).item()
+              for step in grads]
+    return case(data={**c.data, "weights": [torch.zeros_like(w) for w in c.data["weights"]],
+                      "grads": grads, "lr": 1.0, "max_norm": 0.5 * min(totals)})
+
+
 def feed(c, step, scale):
     """The gradients of loss * scale at this step, with an overflow where one is planned."""
     grads = [g * scale for g in c.data["grads"][step]]
@@ -113,6 +124,8 @@ DECLARATIONS = [
     trajectory("drawn runs match the reference", run, problem, cases=3),
     edge("clipping at work", run, lambda d: problem(d, bad=[]), expect=torch_run, cases=2,
          description="no overflow; the clipping threshold is about the true gradients"),
+    edge("a small total norm, clipped", run, small_but_clipped, expect=torch_run, cases=2,
+         dtypes=("float64",), description="gradients of global norm near 1e-3, no overflow"),
     edge("the very first step overflows", run, lambda d: problem(d, bad=[0, 1]),
          expect=torch_run, cases=2),
     edge("NaN without inf", run, lambda d: problem(d, bad=[1, 4], bad_value=float("nan")),

@@ -105,6 +105,12 @@ def input_unchanged(sol, c):
     expect_close(sol.get(kept), x, "x after dropout(x)")
 
 
+def default_mode(sol, c):
+    """dropout(x, p) with training and generator left at their defaults."""
+    x, p = c.args
+    return sol.call("dropout", x, p)
+
+
 def eval_mode(sol, c):
     x, p = c.args
     return sol.call("dropout", x, p, training=False)
@@ -134,6 +140,9 @@ DECLARATIONS = [
          expect=lambda c: c.args[0], cases=2),
     edge("p = 1 drops everything", train, lambda d: activations(d, p=1.0),
          expect=lambda c: torch.zeros_like(c.args[0]), cases=2),
+    edge("p = 1 with training left at its default", default_mode,
+         lambda d: activations(d, p=1.0), expect=lambda c: torch.zeros_like(c.args[0]),
+         cases=2),
     edge("an empty tensor", train, lambda d: activations(d, shape=(0, d.size(1, 5))),
          expect=lambda c: c.args[0], cases=1),
     nontrivial("training output is not zero", train, many),

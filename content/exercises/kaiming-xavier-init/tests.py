@@ -59,8 +59,10 @@ def draw_kaiming(sol, c, seed=None):
 
 
 def draw_xavier(sol, c, seed=None):
+    """A gain of None in the case's data leaves the argument out (its default is 1)."""
     g = generator(sol, c.data["seed"] if seed is None else seed)
-    return sol.call("xavier_uniform_", c.args[0], gain=c.data["gain"], generator=g)
+    gain = {} if c.data["gain"] is None else {"gain": c.data["gain"]}
+    return sol.call("xavier_uniform_", c.args[0], generator=g, **gain)
 
 
 def check_mean_and_std(w, std, what):
@@ -93,7 +95,8 @@ def xavier_statistics(sol, c):
     if not bool(torch.isfinite(w).all()):
         fail("xavier_uniform_ produced values that are not finite")
     fan_in, fan_out = true_fans(tuple(c.args[0].shape))
-    bound = c.data["gain"] * math.sqrt(6.0 / (fan_in + fan_out))
+    gain = 1.0 if c.data["gain"] is None else c.data["gain"]
+    bound = gain * math.sqrt(6.0 / (fan_in + fan_out))
     top = float(w.abs().max())
     if top > bound * (1 + 1e-6):
         fail(f"xavier_uniform_: a value of magnitude {top:.4g} is beyond the bound {bound:.4g}")
@@ -124,6 +127,12 @@ def fills_in_place(sol, c):
             fail(f"{name} left the weight at zero")
 
 
+def default_gain(d):
+    """A big weight with xavier_uniform_'s gain left out."""
+    c = big_weight(d)
+    return case(*c.args, data={**c.data, "gain": None})
+
+
 def small_weight(d):
     shape = d.shape((2, 4), high=5)
     return case(torch.empty(shape, dtype=d.dtype), data={"seed": d.integer(0, 2**31),
@@ -152,6 +161,7 @@ DECLARATIONS = [
          description="mean, standard deviation and the share within one std, over 10k+ values"),
     prop("xavier_uniform_ fills [-a, a] evenly", xavier_statistics, big_weight, cases=4,
          visible=True, description="bound, mean and standard deviation with a drawn gain"),
+    prop("xavier_uniform_ with the gain left out", xavier_statistics, default_gain, cases=2),
     prop("kaiming statistics in float64", kaiming_statistics, big_weight, cases=2,
          dtypes=("float64",)),
     prop("xavier statistics in float64", xavier_statistics, big_weight, cases=2,

@@ -89,6 +89,36 @@ def first_gradients(sol, c):
     expect_close(grad_a, torch.zeros_like(a), "lora_A's first gradient (B is zero)")
 
 
+def copies_base(sol, c):
+    """The layer keeps copies of weight and bias: changing the caller's tensors in place
+    afterwards leaves a fresh layer's output unchanged."""
+    weight, bias = c.data["weight"], c.data["bias"]
+    kept = sol.keep([weight.clone(), bias.clone()])
+    layer = sol.new("LoRALinear", sol.index(kept, 0), sol.index(kept, 1), c.data["r"],
+                    c.data["alpha"])  # fmt: skip
+    for i in range(2):
+        sol.method(sol.index(kept, i), "add_", 1.0)
+    expect_close(sol.method(layer, "forward", c.data["x"]), F.linear(c.data["x"], weight, bias),
+                 "a fresh layer's output after the caller changed its weight and bias")  # fmt: skip
+
+
+def random_init(sol, c):
+    """lora_A starts finite, small and nonzero, and drawn afresh for every layer."""
+    shape_a = (c.data["r"], c.data["weight"].shape[1])
+    drawn = []
+    for _ in range(2):
+        a = sol.get(sol.method_ref(build(sol, c), "get_parameter", "lora_A"))
+        a = shaped(a, shape_a, "lora_A")
+        if not bool(torch.isfinite(a).all()):
+            fail("lora_A holds values that are not finite")
+        vanishing = int((a.abs() < 1e-6).sum())
+        if 2 * vanishing > a.numel() or float(a.abs().max()) > 10:
+            fail("lora_A must start with small nonzero values")
+        drawn.append(a)
+    if torch.equal(drawn[0], drawn[1]):
+        fail("two fresh layers start with the same lora_A: it should be drawn at random")
+
+
 def sgd_steps(sol, c, steps=3, lr=0.1):
     """Three SGD steps on the adapters, driven in the learner's process, against the same
     steps computed here from the learner's initial A."""
@@ -153,6 +183,8 @@ DECLARATIONS = [
     prop("the base stays frozen, with or without a bias", only_adapters_learn,
          lambda d: module(d, bias=False), cases=3),
     prop("the first gradients reach lora_B", first_gradients, module, cases=3),
+    prop("the layer keeps its own copies of weight and bias", copies_base, module, cases=2),
+    prop("lora_A starts small, nonzero and random", random_init, module, cases=3),
     prop("three SGD steps on the adapters", sgd_steps, module, cases=2),
     edge("rank one", "lora_forward",
          lambda d: case(d.tensor((3, 5)), d.weights(5, 4), None, d.tensor((1, 5)),

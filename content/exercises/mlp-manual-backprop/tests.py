@@ -31,16 +31,21 @@ def answer(value, what, shape=None, count=None):
     return value
 
 
-def network(d, n=None, dead=False):
+def network(d, n=None, dead=False, at_zero=False):
     """Injected parameters, a batch and its targets. `dead`: half the hidden units get a
-    bias so negative that relu never lets them through."""
+    bias so negative that relu never lets them through. `at_zero`: half the hidden units
+    get zero weights and a zero bias, so relu's input there is exactly 0 on every row."""
     n = n if n is not None else d.size(1, 24)
     dims, hidden, outs = d.size(1, 12), d.size(1, 20), d.size(1, 6)
     b1 = d.tensor((hidden,), low=-0.5, high=0.5)
     if dead:
         b1[: (hidden + 1) // 2] = -50.0
+    w1 = d.weights(dims, hidden)
+    if at_zero:
+        w1[: (hidden + 1) // 2] = 0.0
+        b1[: (hidden + 1) // 2] = 0.0
     params = {
-        "w1": d.weights(dims, hidden),
+        "w1": w1,
         "b1": b1,
         "w2": d.weights(hidden, outs),
         "b2": d.tensor((outs,), low=-0.5, high=0.5),
@@ -168,6 +173,9 @@ DECLARATIONS = [
          expect=torch_loss_and_grads, cases=2),
     edge("dead hidden units get no gradient", "loss_and_grads",
          lambda d: network(d, dead=True), expect=torch_loss_and_grads, cases=2),
+    edge("hidden units whose input is exactly zero", "loss_and_grads",
+         lambda d: network(d, at_zero=True), expect=torch_loss_and_grads, cases=2,
+         dtypes=("float32", "float64")),
     prop("sgd_step leaves its inputs unchanged", step_leaves_inputs, network, cases=2),
     prop("a small step lowers the loss", loss_goes_down, network, cases=2),
     nontrivial("the gradients are not zero", grads_of, network),

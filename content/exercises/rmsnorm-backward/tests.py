@@ -46,7 +46,7 @@ def small(d):
 
 def torch_forward(c):
     x, weight = c.args
-    out = F.rms_norm(x.double(), x.shape[-1:], weight.double(), c.kwargs["eps"])
+    out = F.rms_norm(x.double(), x.shape[-1:], weight.double(), c.kwargs.get("eps", 1e-6))
     return out.to(x.dtype)
 
 
@@ -57,7 +57,7 @@ def grads_of(sol, c):
 
 def torch_grads(c):
     x, weight = (t.double().requires_grad_(True) for t in c.args)
-    y = F.rms_norm(x, x.shape[-1:], weight, c.kwargs["eps"])
+    y = F.rms_norm(x, x.shape[-1:], weight, c.kwargs.get("eps", 1e-6))
     grads = torch.autograd.grad(y, (x, weight), c.data["grad_y"].double())
     return [g.to(c.args[0].dtype) for g in grads]
 
@@ -87,6 +87,13 @@ def zero_rows(d):
     return case(x, c.args[1], **c.kwargs, data=c.data)
 
 
+def default_eps(d):
+    """Rows of magnitude about sqrt(1e-6), where eps is a large part of the mean square, with
+    no eps passed: the statement's default applies."""
+    c = rows(d, low=-2e-3, high=2e-3)
+    return case(*c.args, data=c.data)
+
+
 def timing_case(d):
     """A (8, 32, 64) batch, for the performance test (the forward only)."""
     c = rows(d, lead=(8, 32), features=64)
@@ -112,6 +119,10 @@ DECLARATIONS = [
     edge("a single feature", grads_of, lambda d: rows(d, features=1), expect=torch_grads,
          cases=2),
     edge("an empty batch", grads_of, lambda d: rows(d, lead=(0,)), expect=torch_grads, cases=1),
+    edge("eps left at its default on small rows", "rms_norm", default_eps,
+         expect=torch_forward, cases=2, description="rms_norm(x, weight) with no eps given"),
+    edge("gradients with the default eps", grads_of, default_eps, expect=torch_grads,
+         cases=2),
     prop("scaling a row changes nothing", scale_invariant, rows, cases=3),
     prop("grad_x is orthogonal to x", grad_orthogonal_to_x,
          lambda d: rows(d, features=d.size(2, 24)), dtypes=("float64",)),

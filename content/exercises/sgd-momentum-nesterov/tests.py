@@ -33,6 +33,22 @@ def decayed(d):
                              "nesterov": False})
 
 
+def no_momentum_dampened(d):
+    return problem(d, hyper={"lr": d.choice([0.05, 0.1]), "momentum": 0.0,
+                             "dampening": d.choice([0.3, 0.5, 0.9])})
+
+
+def strong_decay(d):
+    """Weight decay of 1 in the first case and 2 in the second."""
+    return problem(d, hyper={"lr": 0.05, "momentum": d.choice([0.0, 0.9]),
+                             "weight_decay": (1.0, 2.0)[d.case % 2]})
+
+
+def default_lr(d):
+    """No lr given: the signature's default applies."""
+    return problem(d, hyper={"momentum": d.choice([0.0, 0.5, 0.9])})
+
+
 def run(sol, c, grads_for=None):
     """Inject the weights, feed each step's gradients, return the weights after each step.
     `grads_for(step, i)` says whether parameter i gets a gradient at that step."""
@@ -117,6 +133,19 @@ def zero_grad_clears(sol, c):
             fail(f"after zero_grad, parameter {i}'s .grad is not None")
 
 
+def nesterov_needs_momentum_without_dampening(sol, c):
+    """Nesterov with no momentum, or with dampening, is refused when the optimiser is built."""
+    params = [w.clone().requires_grad_(True) for w in c.data["weights"]]
+    refused = [{"lr": 0.1, "momentum": 0.0, "nesterov": True},
+               {"lr": 0.1, "momentum": 0.9, "dampening": 0.5, "nesterov": True}]
+    answers = sol.batch([{"op": "new", "target": "SGD", "args": [params], "kwargs": kw}
+                         for kw in refused])
+    for kw, (ok, answer) in zip(refused, answers):
+        if ok or not str(answer).startswith("ValueError"):
+            fail(f"SGD(params, **{kw}) should raise ValueError, got "
+                 f"{'an optimiser' if ok else answer}")
+
+
 # The performance test's parameters: a weight, its bias and a second weight.
 TIMED_SHAPES = [(128, 128), (128,), (32, 128)]
 
@@ -153,6 +182,14 @@ DECLARATIONS = [
     edge("the same gradient tensor for every step", run_same_grad,
          lambda d: problem(d, hyper={"lr": 0.05, "momentum": 0.9}), expect=torch_same_grad,
          cases=2, description="the buffer must not share memory with .grad"),
+    edge("dampening set while momentum is 0", run, no_momentum_dampened, expect=torch_sgd,
+         cases=2),
+    trajectory("weight decay of 1 and 2 matches torch.optim.SGD", run, strong_decay,
+               expect=torch_sgd, cases=2),
+    trajectory("lr left at its default", run, default_lr, cases=2,
+               description="SGD(params, momentum=...) with no lr given"),
+    prop("Nesterov without momentum or with dampening is refused",
+         nesterov_needs_momentum_without_dampening, problem, cases=1),
     shapes("parameters keep shape and dtype", run, lambda d: problem(d, steps=2),
            dtypes=("float32", "float64"), cases=2),
     nontrivial("the weights move", movement, problem),

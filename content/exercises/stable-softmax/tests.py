@@ -44,6 +44,14 @@ def empty(d):
     return case(d.tensor((0, d.size(1, 7))), dim=-1)
 
 
+def empty_along_dim(d):
+    """A dimension of size 0, the reduced one in the first case, another one after."""
+    k = d.size(1, 7)
+    if d.case % 2 == 0:
+        return case(d.tensor((k, 0)), dim=d.choice([-1, 1]))
+    return case(d.tensor((0, k)), dim=-1)
+
+
 def one_column(d):
     return case(d.tensor((d.size(1, 9), 1), low=-50, high=50), dim=-1)
 
@@ -95,7 +103,10 @@ DECLARATIONS = [
     edge("rows hundreds apart", "softmax", rows_far_apart),
     edge("log_softmax of rows hundreds apart", "log_softmax", rows_far_apart),
     edge("empty batch", "softmax", empty, cases=1),
+    edge("empty along the softmax dimension", "softmax", empty_along_dim, cases=2),
+    edge("log_softmax of an empty tensor", "log_softmax", empty_along_dim, cases=2),
     edge("a single class", "log_softmax", one_column, cases=2),
+    edge("softmax of a single class", "softmax", one_column, cases=2),
     prop("probabilities are non-negative and sum to one", sums_to_one, any_dim, cases=4),
     prop("adding a constant to every logit changes nothing", shift_invariant, rows),
     prop("exp(log_softmax) equals softmax", exp_of_log_softmax_is_softmax, any_dim),

@@ -16,16 +16,22 @@ def schedule(d, *, warmup=None, decay=None, floor=None):
     return case(base_lr=base, warmup_steps=w, total_steps=t, min_lr=base * ratio)
 
 
-def curve(sol, c):
+def curve(sol, c, *, pass_min_lr=True):
     """The rate at every step from 0 to total_steps + 5, as a float64 tensor."""
     k = c.kwargs
     steps = range(k["total_steps"] + 6)
-    out = [sol.call("lr_at", s, k["base_lr"], k["warmup_steps"], k["total_steps"], k["min_lr"])
+    floor = (k["min_lr"],) if pass_min_lr else ()
+    out = [sol.call("lr_at", s, k["base_lr"], k["warmup_steps"], k["total_steps"], *floor)
            for s in steps]
     for s, lr in zip(steps, out):
         if not isinstance(lr, float | int) or isinstance(lr, bool):
             fail(f"lr_at({s}, ...) returned {type(lr).__name__}, not a float")
     return torch.tensor(out, dtype=torch.float64)
+
+
+def curve_default_floor(sol, c):
+    """The whole curve with min_lr left out of every call."""
+    return curve(sol, c, pass_min_lr=False)
 
 
 def trusted(c):
@@ -103,6 +109,9 @@ DECLARATIONS = [
     edge("warm-up as long as the schedule", curve,
          lambda d: schedule(d, warmup=d.size(1, 9), decay=0, floor=0.1),
          expect=trusted, cases=2, dtypes=("float64",)),
+    edge("min_lr left at its default", curve_default_floor, lambda d: schedule(d, floor=0.0),
+         expect=trusted, cases=2, dtypes=("float64",),
+         description="lr_at(step, base_lr, warmup_steps, total_steps) with no min_lr given"),
     shapes("returns a Python float", one_value, schedule, cases=1),
     prop("rises in warm-up, falls in decay, rests at min_lr", shape_of_curve, schedule, cases=3),
     prop("the cosine is symmetric about its midpoint", symmetric_decay, schedule, cases=3),
