@@ -122,6 +122,8 @@ DECLARATIONS = [
     edge("rows with a tiny spread, eps left out", "layer_norm", default_eps,
          expect=torch_forward, cases=2),
     edge("an empty batch", grads_of, lambda d: rows(d, lead=(0,)), expect=torch_grads, cases=1),
+    edge("one row without a batch dimension", grads_of, lambda d: rows(d, lead=()),
+         expect=torch_grads, cases=2),
     prop("shifting a row changes nothing", shift_invariant, rows, cases=3),
     prop("each row of grad_x sums to zero", grad_rows_sum_to_zero,
          lambda d: rows(d, features=d.size(2, 24)), dtypes=("float64",)),

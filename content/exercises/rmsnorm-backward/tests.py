@@ -119,6 +119,8 @@ DECLARATIONS = [
     edge("a single feature", grads_of, lambda d: rows(d, features=1), expect=torch_grads,
          cases=2),
     edge("an empty batch", grads_of, lambda d: rows(d, lead=(0,)), expect=torch_grads, cases=1),
+    edge("one row without a batch dimension", grads_of, lambda d: rows(d, lead=()),
+         expect=torch_grads, cases=2),
     edge("eps left at its default on small rows", "rms_norm", default_eps,
          expect=torch_forward, cases=2, description="rms_norm(x, weight) with no eps given"),
     edge("gradients with the default eps", grads_of, default_eps, expect=torch_grads,
