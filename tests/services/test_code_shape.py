@@ -68,10 +68,13 @@ def test_every_reference_rewritten_is_the_same_program(folder: Path) -> None:
 @pytest.mark.parametrize("folder", EXERCISES, ids=lambda p: p.name)
 def test_every_mutant_differs_from_its_reference(folder: Path) -> None:
     reference = (folder / "reference.py").read_text(encoding="utf-8")
-    mutants = sorted((folder / "mutants").glob("*.py"))
-    assert mutants
-    for mutant in mutants:
-        assert not same_program(reference, mutant.read_text(encoding="utf-8")), mutant.name
+    from sandbox.grading.patches import apply_patch
+
+    patches = sorted((folder / "mutants").glob("*.patch"))
+    assert patches
+    for patch in patches:
+        mutant = apply_patch(reference, patch.read_text(encoding="utf-8"))
+        assert not same_program(reference, mutant), patch.name
 
 
 def test_the_cache_keeps_digests_of_shapes_and_forgets_the_oldest() -> None:
