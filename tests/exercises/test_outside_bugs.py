@@ -32,7 +32,6 @@ KNOWN_ESCAPES = {
     "inverted-dropout/float32_mask_upcasts_output": "float16 and bfloat16 inputs",
     "kaiming-xavier-init/xavier_without_no_grad": "an nn.Parameter that requires grad",
     "kv-cache-decoding/forward_goes_through_cache": "forward called between decoding steps",
-    "linear-backward/bias_grad_when_bias_none": "a hidden case without a bias",
     "lstm-cell-sequence/state_detached_every_step": "gradients through the whole sequence",
     "sgd-momentum-nesterov/weight_decay_written_into_grad": "p.grad read after step()",
 }
