@@ -136,6 +136,8 @@ DECLARATIONS = [
          lambda d: activations(d, shape=(d.size(8, 16), d.size(8, 16))), cases=2),
     prop("x itself is not modified", input_unchanged, activations, cases=2),
     shapes("keeps shape and dtype", train, activations, dtypes=("float32", "float64")),
+    shapes("half precision keeps its dtype", train, activations, dtypes=("float16", "bfloat16"),
+           visible=False),
     edge("p = 0 keeps everything", train, lambda d: activations(d, p=0.0),
          expect=lambda c: c.args[0], cases=2),
     edge("p = 1 drops everything", train, lambda d: activations(d, p=1.0),
