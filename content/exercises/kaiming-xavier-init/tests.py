@@ -127,6 +127,16 @@ def fills_in_place(sol, c):
             fail(f"{name} left the weight at zero")
 
 
+def fills_a_parameter(sol, c):
+    """A layer's weight is an nn.Parameter, which requires grad: filling it in place must
+    not be recorded by autograd (torch.nn.init works under no_grad)."""
+    for name, draw in (("kaiming_normal_", draw_kaiming), ("xavier_uniform_", draw_xavier)):
+        kept = sol.keep(torch.zeros(c.args[0].shape, dtype=c.args[0].dtype).requires_grad_())
+        answer(draw(sol, case(kept, data=c.data)), name)
+        if not bool((answer(sol.get(kept), name) != 0).any()):
+            fail(f"{name} left the parameter at zero")
+
+
 def default_gain(d):
     """A big weight with xavier_uniform_'s gain left out."""
     c = big_weight(d)
@@ -168,6 +178,8 @@ DECLARATIONS = [
          dtypes=("float64",)),
     prop("the same seed gives the same weights", same_seed_same_weights, small_weight, cases=2),
     prop("fills the weight in place", fills_in_place, small_weight, cases=2),
+    prop("fills a weight that requires grad, as a layer's parameter does", fills_a_parameter,
+         small_weight, cases=1),
     shapes("keeps shape and dtype", draw_kaiming, small_weight, dtypes=("float32", "float64")),
     nontrivial("the weights are not zero", kaiming_spread, big_weight),
     performance("time against the reference", "kaiming_normal_", timing_case, calls=4,
