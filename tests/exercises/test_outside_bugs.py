@@ -28,7 +28,6 @@ KNOWN_ESCAPES = {
     "clip-grad-norm/grads_replaced_not_in_place": "gradients held by the caller, read after",
     "clip-grad-norm/inf_norm_fails_on_empty_grad": "a parameter with zero elements",
     "grad-scaler-step/caller_state_mutated": "a state dict kept in the learner's process",
-    "int8-fake-quant-ste/round_half_up": "weights at exact ties of the scale",
     "kv-cache-decoding/forward_goes_through_cache": "forward called between decoding steps",
     "lstm-cell-sequence/state_detached_every_step": "gradients through the whole sequence",
     "sgd-momentum-nesterov/weight_decay_written_into_grad": "p.grad read after step()",

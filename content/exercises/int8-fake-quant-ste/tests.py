@@ -36,6 +36,18 @@ def weight(d, channels=None):
     return d.tensor((channels, *rest)) * ranges
 
 
+def exact_ties(d):
+    """Weights exactly halfway between two grid points (n + 1/2 times a power-of-two scale,
+    so that w / s is exact in float32): the statement's torch.round sends them to the even
+    neighbour, both signs, odd and even n."""
+    channels, width = d.size(2, 8), d.size(4, 16)
+    scale = 2.0 ** -torch.tensor([float(d.integer(2, 8)) for _ in range(channels)])
+    n = d.integers((channels, width), -120, 120)
+    n[:, :4] = torch.tensor([0, 1, -1, -2])  # 0.5, 1.5, -0.5, -1.5 in every channel
+    w = ((n.to(torch.float64) + 0.5) * scale[:, None]).to(d.dtype)
+    return case(w, scale.to(d.dtype))
+
+
 def true_scale(w):
     amax = w.abs().flatten(1).amax(dim=1)
     return torch.where(amax > 0, amax / 127, torch.ones_like(amax))
@@ -143,6 +155,8 @@ DECLARATIONS = [
          expect=torch_fake_quant, dtypes=("float32", "float64")),
     edge("gradients near the ends of the grid", grad_w, near_the_edges, cases=3,
          expect=torch_grad_w, dtypes=("float32", "float64")),
+    edge("weights exactly halfway between grid points", "fake_quant", exact_ties, cases=2,
+         expect=torch_fake_quant, dtypes=("float32", "float64")),
     edge("a channel of zeros", "fake_quant", zero_channel, cases=2,
          expect=lambda c: torch.zeros_like(c.args[0]) + torch_fake_quant(
              case(c.args[0], true_scale(c.args[0])))),
