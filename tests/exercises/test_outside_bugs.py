@@ -26,7 +26,8 @@ KNOWN_ESCAPES = {
     "checkpoint-exact-resume/checkpoint_shares_storage_with_live_params": "a checkpoint kept "
     "in the learner's process while training goes on",
     "clip-grad-norm/grads_replaced_not_in_place": "gradients held by the caller, read after",
-    "clip-grad-norm/inf_norm_fails_on_empty_grad": "a parameter with zero elements",
+    "clip-grad-norm/inf_norm_fails_on_empty_grad": "a parameter with zero elements, once the "
+    "statement says what it gives (torch.nn.utils.clip_grad_norm_ itself raises there)",
     "grad-scaler-step/caller_state_mutated": "a state dict kept in the learner's process",
     "kv-cache-decoding/forward_goes_through_cache": "forward called between decoding steps",
     "lstm-cell-sequence/state_detached_every_step": "gradients through the whole sequence",
