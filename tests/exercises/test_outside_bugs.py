@@ -31,7 +31,6 @@ KNOWN_ESCAPES = {
     "grad-scaler-step/caller_state_mutated": "a state dict kept in the learner's process",
     "kv-cache-decoding/forward_goes_through_cache": "forward called between decoding steps",
     "lstm-cell-sequence/state_detached_every_step": "gradients through the whole sequence",
-    "sgd-momentum-nesterov/weight_decay_written_into_grad": "p.grad read after step()",
 }
 
 

@@ -117,6 +117,33 @@ def torch_same_grad(c):
     return out
 
 
+def run_reading_grads(sol, c):
+    """Each step's weights and the gradients as the caller reads them after step(): step()
+    must leave .grad as it was given (weight decay is added to a copy)."""
+    params = sol.keep([w.clone().requires_grad_(True) for w in c.data["weights"]])
+    opt = sol.new("SGD", params, **c.data["settings"])
+    out = []
+    for grads in c.data["grads"]:
+        for i, g in enumerate(grads):
+            sol.set(sol.index(params, i), "grad", g)
+        sol.method(opt, "step")
+        out.append([sol.get(params), [sol.get(sol.index(params, i), "grad")
+                                      for i in range(len(grads))]])  # fmt: skip
+    return out
+
+
+def torch_reading_grads(c):
+    params = [w.clone().requires_grad_(True) for w in c.data["weights"]]
+    opt = torch.optim.SGD(params, **c.data["settings"])
+    out = []
+    for grads in c.data["grads"]:
+        for p, g in zip(params, grads):
+            p.grad = g.clone()
+        opt.step()
+        out.append([[p.detach().clone() for p in params], [p.grad.clone() for p in params]])
+    return out
+
+
 def movement(sol, c):
     last = run(sol, c)[-1]
     return [p - w for p, w in zip(last, c.data["weights"])]
@@ -174,6 +201,8 @@ DECLARATIONS = [
                visible=True, cases=3, description="nesterov=True, with and without weight decay"),
     trajectory("dampening matches torch.optim.SGD", run, dampened, expect=torch_sgd, cases=3),
     trajectory("weight decay matches torch.optim.SGD", run, decayed, expect=torch_sgd, cases=3),
+    trajectory("step() leaves the gradients as given, weight decay on", run_reading_grads,
+               decayed, expect=torch_reading_grads, cases=2),
     trajectory("Nesterov matches the reference", run, nesterov, cases=2),
     edge("plain SGD without momentum", run,
          lambda d: problem(d, hyper={"lr": d.choice([0.01, 0.3])}), expect=torch_sgd, cases=2),
