@@ -160,7 +160,7 @@ class Executor:
         fn = getattr(p["obj"], p["target"]) if "obj" in p else self.resolve(p["target"])
         with torch.enable_grad():
             output = fn(*args, **p.get("kwargs", {}))
-            outputs = list(output) if isinstance(output, (tuple, list)) else [output]
+            outputs = _tensors_in(output)  # nested outputs, depth first: (out, (h, c))
             grad_outputs = p["grad_output"]
             grad_outputs = (
                 list(grad_outputs) if isinstance(grad_outputs, (tuple, list)) else [grad_outputs]

@@ -30,7 +30,6 @@ KNOWN_ESCAPES = {
     "statement says what it gives (torch.nn.utils.clip_grad_norm_ itself raises there)",
     "grad-scaler-step/caller_state_mutated": "a state dict kept in the learner's process",
     "kv-cache-decoding/forward_goes_through_cache": "forward called between decoding steps",
-    "lstm-cell-sequence/state_detached_every_step": "gradients through the whole sequence",
 }
 
 

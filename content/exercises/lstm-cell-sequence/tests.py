@@ -116,6 +116,8 @@ DECLARATIONS = [
     values("float64 against the reference", "lstm", sequence, dtypes=("float64",)),
     shapes("output and state shapes", "lstm", sequence, dtypes=("float32", "float64")),
     gradients("gradients through one step", "lstm_cell", one_step),
+    gradients("gradients through the whole sequence", "lstm",
+              lambda d: sequence(d, low=2, high=5)),
     prop("two chained halves equal one run", halves_chain, lambda d: sequence(d, low=2, high=10)),
     prop("an open forget gate keeps the cell state", saturated_forget_gate_remembers, one_step),
     edge("a sequence of one step", "lstm", lambda d: sequence(d, high=1), expect=torch_lstm,
