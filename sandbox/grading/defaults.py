@@ -10,7 +10,6 @@
 
 from __future__ import annotations
 
-import copy
 import inspect
 from typing import Any
 
@@ -53,10 +52,12 @@ def check_left_out(
         return
     names, shorter = reduced
     try:
-        expected = reference.call(target, *_copied(shorter.args), **_copied(shorter.kwargs))
+        mine = shorter.copied()
+        expected = reference.call(target, *mine.args, **mine.kwargs)
     except LearnerError:
         return  # not a valid call without them (an input's shape depends on them)
-    actual = learner.call(target, *_copied(shorter.args), **_copied(shorter.kwargs))
+    theirs = shorter.copied()
+    actual = learner.call(target, *theirs.args, **theirs.kwargs)
     try:
         comparison.check(expected, actual)
     except Mismatch as exc:
@@ -66,7 +67,8 @@ def check_left_out(
 def check_layout(
     learner: Solution, target: str, c: Case, expected: Any, comparison: Comparison
 ) -> None:
-    payload = {"target": target, "args": _copied(c.args), "kwargs": _copied(c.kwargs)}
+    theirs = c.copied()
+    payload = {"target": target, "args": theirs.args, "kwargs": theirs.kwargs}
     try:
         actual = learner.request("call", {**payload, "layout": "strided"})
     except LearnerError as exc:
@@ -80,7 +82,3 @@ def check_layout(
         comparison.check(expected, actual)
     except Mismatch as exc:
         raise Mismatch(f"with the same inputs in a non-contiguous layout: {exc}") from None
-
-
-def _copied(value: Any) -> Any:
-    return copy.deepcopy(value, {})

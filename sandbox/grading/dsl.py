@@ -19,6 +19,7 @@ against the reference and against the learner; the grader compares the two."""
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -60,6 +61,15 @@ class Case:
     args: tuple[Any, ...] = ()
     kwargs: dict[str, Any] = field(default_factory=dict)
     data: dict[str, Any] = field(default_factory=dict)
+
+    def copied(self) -> Case:
+        """A deep copy: each side of a comparison gets its own inputs, so what one does to
+        them the other never sees."""
+        return Case(
+            copy.deepcopy(self.args, {}),
+            copy.deepcopy(self.kwargs, {}),
+            copy.deepcopy(self.data, {}),
+        )
 
 
 def case(*args: Any, data: dict[str, Any] | None = None, **kwargs: Any) -> Case:

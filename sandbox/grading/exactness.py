@@ -22,6 +22,7 @@ from sandbox.grading.compare import DEFAULT_TOLERANCES, Tolerance, dtype_name
 from sandbox.grading.draws import Draw, case_seed
 from sandbox.grading.dsl import Case, Test
 from sandbox.grading.solution import LearnerError, Solution
+from sandbox.grading.wire import tensors_in
 
 LOW_DTYPES = (torch.float32, torch.float16, torch.bfloat16)
 
@@ -99,9 +100,9 @@ def reference_errors(
                     c = test.inputs(draw)
                     try:
                         if expect is not None:
-                            low, high = expect(_copy(c)), expect(upcast_case(c))
+                            low, high = expect(c.copied()), expect(upcast_case(c))
                         else:
-                            low = drive(reference, test.target, _copy(c))
+                            low = drive(reference, test.target, c.copied())
                             high = drive(reference, test.target, upcast_case(c))
                         high = cast_like(high, low)
                     except (LearnerError, ValueError, RuntimeError, TypeError) as exc:
@@ -113,26 +114,9 @@ def reference_errors(
                     yield CaseError(test.name, index, seed, ratio)
 
 
-def _copy(c: Case) -> Case:
-    import copy
-
-    return Case(copy.deepcopy(c.args, {}), copy.deepcopy(c.kwargs, {}), copy.deepcopy(c.data, {}))
-
-
-def _tensors(value: Any) -> Iterator[torch.Tensor]:
-    if isinstance(value, torch.Tensor):
-        yield value
-    elif isinstance(value, (list, tuple)):
-        for v in value:
-            yield from _tensors(v)
-    elif isinstance(value, dict):
-        for v in value.values():
-            yield from _tensors(v)
-
-
 def _worst(low: Any, high: Any, tolerances: dict[str, dict[str, Tolerance]], scale: float) -> float:
     worst = 0.0
-    for a, e in zip(_tensors(low), _tensors(high), strict=True):
+    for a, e in zip(tensors_in(low), tensors_in(high), strict=True):
         if not a.is_floating_point() or a.numel() == 0:
             continue
         name = dtype_name(a.dtype)

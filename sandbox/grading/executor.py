@@ -11,7 +11,7 @@ from typing import Any
 
 import torch
 
-from sandbox.grading.wire import Ref
+from sandbox.grading.wire import Ref, tensors_in
 
 OPS = ("call", "new", "method", "get", "set", "keep", "index", "vjp", "batch", "repeat", "audit")
 # Requests after which the learner's side effects are noted for the next `audit`: the tensors
@@ -30,6 +30,7 @@ class Executor:
         self.objects: dict[int, Any] = {}
         self.arrived: list[tuple[str, torch.Tensor]] = []  # (where, tensor) by value
         self.findings: list[str] = []  # side effects seen since the last audit
+        self.strided = False  # this request's tensors arrive non-contiguous (a default check)
 
     def handle(self, op: str, payload: Any) -> Any:
         if op not in OPS or not isinstance(payload, dict):
@@ -62,7 +63,7 @@ class Executor:
             for where, t, _ in before
             if t.numel() and t.untyped_storage().nbytes()
         }
-        for out in _tensors_in(answer):
+        for out in tensors_in(answer):
             if out.numel() and out.untyped_storage().data_ptr() in storages:
                 where = storages[out.untyped_storage().data_ptr()]
                 self.findings.append(f"shares:{called}:{where}")
@@ -82,7 +83,7 @@ class Executor:
         """Move tensors to this process's device and swap references for their objects."""
         if isinstance(value, torch.Tensor):
             moved = value.detach().to(self.device)
-            if getattr(self, "strided", False) and moved.dim() >= 2 and moved.numel() > 1:
+            if self.strided and moved.dim() >= 2 and moved.numel() > 1:
                 # As a caller's transposed or sliced tensor arrives: the same values, in a
                 # non-contiguous layout (a .view() of it raises, as it would for them).
                 moved = moved.mT.contiguous().mT
@@ -160,7 +161,7 @@ class Executor:
         fn = getattr(p["obj"], p["target"]) if "obj" in p else self.resolve(p["target"])
         with torch.enable_grad():
             output = fn(*args, **p.get("kwargs", {}))
-            outputs = _tensors_in(output)  # nested outputs, depth first: (out, (h, c))
+            outputs = tensors_in(output)  # nested outputs, depth first: (out, (h, c))
             grad_outputs = p["grad_output"]
             grad_outputs = (
                 list(grad_outputs) if isinstance(grad_outputs, (tuple, list)) else [grad_outputs]
@@ -213,13 +214,3 @@ def _same(a: torch.Tensor, b: torch.Tensor) -> bool:
     if a.is_floating_point() or a.is_complex():
         return bool(((a == b) | (a.isnan() & b.isnan())).all())
     return bool((a == b).all())
-
-
-def _tensors_in(value: Any) -> list[torch.Tensor]:
-    if isinstance(value, torch.Tensor):
-        return [value]
-    if isinstance(value, (list, tuple)):
-        return [t for v in value for t in _tensors_in(v)]
-    if isinstance(value, dict):
-        return [t for v in value.values() for t in _tensors_in(v)]
-    return []

@@ -19,14 +19,7 @@ import torch
 from sandbox.grading.compare import Comparison, Mismatch, Tolerance
 from sandbox.grading.dsl import Case
 from sandbox.grading.solution import GraderFault, LearnerError, Solution
-
-
-def _tensors(value: Any) -> list[torch.Tensor]:
-    if isinstance(value, torch.Tensor):
-        return [value]
-    if isinstance(value, (list, tuple)):
-        return [t for v in value for t in _tensors(v)]
-    return []
+from sandbox.grading.wire import tensors_in
 
 
 def _inner(a: list[torch.Tensor], b: list[torch.Tensor]) -> float:
@@ -49,7 +42,7 @@ def check_gradients(
     ]
     try:
         expected_out = reference.call(target, *args, **kwargs)
-        outs = _tensors(expected_out)
+        outs = tensors_in(expected_out)
         grad_output = [torch.randn(o.shape, generator=generator, dtype=o.dtype) for o in outs]
         v: Any = grad_output[0] if isinstance(expected_out, torch.Tensor) else tuple(grad_output)
         _, expected_grads = reference.vjp(target, args, v, kwargs)
@@ -86,7 +79,7 @@ def check_gradients(
         if not (ok_plus and ok_minus):
             raise LearnerError(f"your forward raised on slightly moved inputs: {plus or minus}")
         try:
-            numeric = _inner(grad_output, _tensors(plus)) - _inner(grad_output, _tensors(minus))
+            numeric = _inner(grad_output, tensors_in(plus)) - _inner(grad_output, tensors_in(minus))
         except (RuntimeError, ValueError):
             raise Mismatch("the forward's output changed shape when its inputs moved") from None
         numeric /= 2 * eps

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import datetime
+import functools
 import hashlib
 import json
 import signal
@@ -71,18 +72,26 @@ def _alarm(signum: int, frame: Any) -> None:
     raise _TimeUp
 
 
+@functools.cache
+def _suite(folder: str) -> tuple[Any, list[Any]]:
+    """The exercise and its judging tests, read once per pool process (not once a mutant:
+    loading applies every patch and runs tests.py twice)."""
+    from sandbox.grading.exercise import load
+
+    exercise = load(Path(folder))
+    return exercise, [t for t in exercise.tests() if t.kind != "performance"]
+
+
 def judge(folder: str, source: str) -> tuple[str, int | None]:
     """In a pool process: ("killed", None), ("timeout", None) or ("survived", seed)."""
     import torch
 
-    from sandbox.grading.exercise import load
     from sandbox.grading.runner import Grading, run_test
     from sandbox.grading.solution import LocalSolution, load_source
     from sandbox.protocol.grading import TestStatus
 
     torch.set_num_threads(1)
-    exercise = load(Path(folder))
-    tests = [t for t in exercise.tests() if t.kind != "performance"]
+    exercise, tests = _suite(folder)
     signal.signal(signal.SIGALRM, _alarm)
     signal.alarm(MUTANT_SECONDS)
     try:

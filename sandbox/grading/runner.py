@@ -4,7 +4,6 @@ grading loop, used by the jailed grader (grader.py) and by the trusted in-proces
 
 from __future__ import annotations
 
-import copy
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
@@ -177,7 +176,7 @@ def _run_case(g: Grading, test: Test, c: Case, draw: Draw) -> None:
         token = checks.current.set(comparison)
         try:
             assert callable(test.target)
-            test.target(g.learner, _copy(c))
+            test.target(g.learner, c.copied())
         finally:
             checks.current.reset(token)
         return
@@ -188,7 +187,7 @@ def _run_case(g: Grading, test: Test, c: Case, draw: Draw) -> None:
         )
         return
     expected = _expected(g, test, c)
-    actual = _drive(g.learner, test.target, _copy(c))
+    actual = _drive(g.learner, test.target, c.copied())
     if test.kind == "values" and test.options.get("steps"):
         _check_steps(comparison, expected, actual)
     elif test.kind == "values":
@@ -225,7 +224,7 @@ def _expected(g: Grading, test: Test, c: Case) -> Any:
                 return expect(case)
             return _drive(g.reference, test.target, case)
 
-        answer = compute(_copy(c))
+        answer = compute(c.copied())
         if test.options.get("exact"):
             return exactness.cast_like(compute(exactness.upcast_case(c)), answer)
         return answer
@@ -237,11 +236,6 @@ def _drive(sol: Solution, target: Any, c: Case) -> Any:
     if isinstance(target, str):
         return sol.call(target, *c.args, **c.kwargs)
     return target(sol, c)
-
-
-def _copy(c: Case) -> Case:
-    """Each side gets its own copy of the inputs: what one does to them, the other never sees."""
-    return Case(copy.deepcopy(c.args, {}), copy.deepcopy(c.kwargs, {}), copy.deepcopy(c.data, {}))
 
 
 def _check_structure(expected: Any, actual: Any, learner: Solution, where: str = "output") -> None:

@@ -35,8 +35,6 @@ def where(place: str) -> str:
         return f"argument {int(match.group(1)) + 1}{inner}"
     if place.startswith("kwargs."):
         return f"the argument `{place.removeprefix('kwargs.')}`"
-    if place.startswith("value"):
-        return "the value set"
     return place or "an input"
 
 

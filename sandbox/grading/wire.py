@@ -259,3 +259,15 @@ def _exactly(sock: socket.socket, n: int) -> bytes:
             raise EOFError("the other side closed the connection")
         chunks += chunk
     return bytes(chunks)
+
+
+def tensors_in(value: Any) -> list[torch.Tensor]:
+    """Every tensor in `value` (nested lists, tuples and dicts), depth first: the order in
+    which gradient checks pair outputs with their grad_outputs on both sides."""
+    if isinstance(value, torch.Tensor):
+        return [value]
+    if isinstance(value, (list, tuple)):
+        return [t for v in value for t in tensors_in(v)]
+    if isinstance(value, dict):
+        return [t for v in value.values() for t in tensors_in(v)]
+    return []
