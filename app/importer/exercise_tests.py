@@ -16,6 +16,7 @@ KINDS: dict[str, tuple[str, bool]] = {
     "values": ("values", False),
     "edge": ("edge cases", False),
     "trajectory": ("values", False),
+    "sequence": ("values", False),
     "shapes": ("shape", True),
     "gradients": ("gradients", False),
     "prop": ("properties", False),

@@ -5,7 +5,7 @@ An exercise's tests.py imports what it needs from here:
 
     from sandbox.grading import (
         case, values, edge, shapes, gradients, prop, trajectory, nontrivial, api_rule,
-        performance, expect_close, fail,
+        performance, sequence, expect_close, fail,
     )
 """
 
@@ -27,6 +27,7 @@ from sandbox.grading.dsl import (
     trajectory,
     values,
 )
+from sandbox.grading.sequences import sequence
 from sandbox.grading.wire import Ref
 
 __all__ = [
@@ -44,6 +45,7 @@ __all__ = [
     "nontrivial",
     "performance",
     "prop",
+    "sequence",
     "shapes",
     "trajectory",
     "values",

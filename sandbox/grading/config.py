@@ -16,6 +16,7 @@ OPTIONAL_KEYS = {
     "forbid_reason",
     "side_effects",
     "may_alias",
+    "inputs_without_grad",
     "performance",
     "call_seconds",
     "backends",
@@ -46,6 +47,8 @@ class Config:
     side_effects: dict[str, str] = field(default_factory=dict)
     # Targets whose answer may share memory with an argument (a gradient passed through).
     may_alias: dict[str, str] = field(default_factory=dict)
+    # Why an object's inputs never arrive requiring grad (that default check is skipped).
+    inputs_without_grad: str = ""
     performance: dict[str, Any] = field(default_factory=dict)
     call_seconds: float = 10.0
     backends: list[str] = field(default_factory=lambda: ["cpu", "cuda"])
@@ -77,6 +80,9 @@ class Config:
             )
         side_effects = _reasons(data.get("side_effects"), where, "side_effects")
         may_alias = _reasons(data.get("may_alias"), where, "may_alias")
+        without_grad = data.get("inputs_without_grad", "")
+        if not isinstance(without_grad, str):
+            raise ExerciseError(f"{where}: inputs_without_grad is the reason, in a sentence")
         performance = data.get("performance") or {}
         if not isinstance(performance, dict) or set(performance) - {"graded", "max_ratio"}:
             raise ExerciseError(f"{where}: performance takes graded and max_ratio")
@@ -95,6 +101,7 @@ class Config:
             forbid_reason=reason.strip(),
             side_effects=side_effects,
             may_alias=may_alias,
+            inputs_without_grad=without_grad.strip(),
             performance=performance,
             call_seconds=float(data.get("call_seconds", 10.0)),
             backends=backends,
@@ -116,6 +123,7 @@ class Config:
             "forbid_reason": self.forbid_reason,
             "side_effects": self.side_effects,
             "may_alias": self.may_alias,
+            "inputs_without_grad": self.inputs_without_grad,
             "performance": self.performance,
             "call_seconds": self.call_seconds,
             "backends": self.backends,

@@ -31,18 +31,25 @@ class Executor:
         self.arrived: list[tuple[str, torch.Tensor]] = []  # (where, tensor) by value
         self.findings: list[str] = []  # side effects seen since the last audit
         self.strided = False  # this request's tensors arrive non-contiguous (a default check)
+        self.grad_inputs = False  # this request's floating tensors arrive requiring grad
 
     def handle(self, op: str, payload: Any) -> Any:
         if op not in OPS or not isinstance(payload, dict):
             raise ValueError(f"unknown request {op!r}")
         self.arrived = []
         self.strided = op == "call" and payload.get("layout") == "strided"
+        self.grad_inputs = op in ("call", "method") and payload.get("inputs") == "grad"
         payload = self._arrive(payload)
         if op not in AUDITED:
             return getattr(self, f"_{op}")(payload)
         before = [(where, t, t.detach().clone()) for where, t in self.arrived]
+        shapes = _containers(payload)
         answer = getattr(self, f"_{op}")(payload)
         self._note_side_effects(op, payload, before, answer)
+        called = payload.get("target") or payload.get("name") or op
+        for where, (container, shape) in shapes.items():
+            if _shape_of(container) != shape:
+                self.findings.append(f"edited:{called}:{where}")
         return answer
 
     def _note_side_effects(
@@ -68,10 +75,9 @@ class Executor:
                 where = storages[out.untyped_storage().data_ptr()]
                 self.findings.append(f"shares:{called}:{where}")
         for obj in self.objects.values():
-            if isinstance(obj, torch.nn.Module):
-                for name, buffer in obj.named_buffers():
-                    if buffer.grad_fn is not None:
-                        self.findings.append(f"graph:{type(obj).__name__}:{name}")
+            for name, tensor in _state_of(obj):
+                if tensor.grad_fn is not None:
+                    self.findings.append(f"graph:{type(obj).__name__}:{name}")
 
     def _audit(self, p: dict[str, Any]) -> list[str]:
         """The side effects noted since the last audit (each once), and forget them."""
@@ -87,7 +93,8 @@ class Executor:
                 # As a caller's transposed or sliced tensor arrives: the same values, in a
                 # non-contiguous layout (a .view() of it raises, as it would for them).
                 moved = moved.mT.contiguous().mT
-            moved = moved.requires_grad_(value.requires_grad)
+            wants_grad = self.grad_inputs and moved.is_floating_point()
+            moved = moved.requires_grad_(value.requires_grad or wants_grad)
             self.arrived.append((where, moved))
             return moved
         if isinstance(value, Ref):
@@ -205,6 +212,44 @@ class Executor:
         if self.device == "cuda":
             torch.cuda.synchronize()
         return outputs
+
+
+def _state_of(obj: Any) -> list[tuple[str, torch.Tensor]]:
+    """The tensors an object keeps between calls: a module's buffers, or the tensor
+    attributes of a plain object (a hand-written layer's running statistics or cache)."""
+    if isinstance(obj, torch.nn.Module):
+        return list(obj.named_buffers())
+    if isinstance(obj, torch.Tensor) or not hasattr(obj, "__dict__"):
+        return []
+    return [(k, v) for k, v in vars(obj).items() if isinstance(v, torch.Tensor)]
+
+
+def _containers(payload: dict[str, Any]) -> dict[str, tuple[Any, Any]]:
+    """Each list or dict argument that arrived by value, with its shape now: a caller's
+    state dict or list must come out of the call as it went in."""
+    found: dict[str, tuple[Any, Any]] = {}
+    args = payload.get("args", ())
+    kwargs = payload.get("kwargs", {})
+    args = args if isinstance(args, (tuple, list)) else ()
+    kwargs = kwargs if isinstance(kwargs, dict) else {}
+    named = [(f"args[{i}]", a) for i, a in enumerate(args)]
+    named += [(f"kwargs.{k}", v) for k, v in kwargs.items()]
+    for where, value in named:
+        if isinstance(value, (list, dict)):
+            found[where] = (value, _shape_of(value))
+    return found
+
+
+def _shape_of(value: Any) -> Any:
+    """A container's structure and plain values; a tensor or a kept object by identity (a
+    tensor's values are audited on their own)."""
+    if isinstance(value, dict):
+        return ("dict", tuple((k, _shape_of(v)) for k, v in value.items()))
+    if isinstance(value, (list, tuple)):
+        return (type(value).__name__, tuple(_shape_of(v) for v in value))
+    if isinstance(value, (bool, int, float, str, type(None))):
+        return repr(value)
+    return ("object", id(value))
 
 
 def _same(a: torch.Tensor, b: torch.Tensor) -> bool:

@@ -65,6 +65,7 @@ def run(payload_text: str, learner_fd: int, threads: int) -> int:
             forbid_reason=config.forbid_reason,
             side_effects=config.side_effects,
             may_alias=config.may_alias,
+            inputs_without_grad=config.inputs_without_grad,
             seed=int(payload["seed"]),
             mode=request.mode,
             performance=config.performance,

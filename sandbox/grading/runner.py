@@ -49,6 +49,7 @@ class Grading:
     forbid_reason: str = ""  # exercise.yml's: why, quoted in every refusal
     side_effects: dict[str, str] = field(default_factory=dict)  # exercise.yml's exemptions
     may_alias: dict[str, str] = field(default_factory=dict)
+    inputs_without_grad: str = ""  # exercise.yml's reason to skip that default check
     performance: dict[str, Any] | None = None  # exercise.yml's: graded, max_ratio
     measured: dict[str, Any] | None = None  # the performance test's figures, once run
 
@@ -169,6 +170,25 @@ def _shapes(c: Case) -> str:
 
 
 def _run_case(g: Grading, test: Test, c: Case, draw: Draw) -> None:
+    """One case; an object's test (a target that drives calls) gets on its second case the
+    default check of inputs that require grad, as a model's activations do."""
+    if isinstance(test.target, str) or draw.case != 1 or g.inputs_without_grad:
+        _check_case(g, test, c, draw)
+        return
+    g.learner.grad_inputs = True
+    try:
+        _check_case(g, test, c, draw)
+    except LearnerError as exc:
+        if exc.lost or exc.status != "error":
+            raise
+        raise LearnerError(
+            f"with inputs that require grad (as a model's activations do), your code raised:\n{exc}"
+        ) from None
+    finally:
+        g.learner.grad_inputs = False
+
+
+def _check_case(g: Grading, test: Test, c: Case, draw: Draw) -> None:
     comparison = Comparison(
         g.tolerances, g.learner.device, test.visible, test.options.get("tol", 1.0)
     )

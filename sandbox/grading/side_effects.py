@@ -4,9 +4,12 @@ with an `audit` request).
 
 - a tensor the caller passed (an argument, a grad_output handed to a backward) was changed in
   place: a real caller's tensor would be overwritten;
+- a list or dict the caller passed (a state dict, a list of tensors) was edited in place:
+  an entry added, removed or replaced;
 - an answer shares memory with a tensor the caller passed: changing one changes the other;
-- a module kept in the learner's process holds an autograd graph in a buffer (running
-  statistics updated outside `torch.no_grad()`): the graph grows with every step and a later
+- an object kept in the learner's process holds an autograd graph in its state (a module's
+  buffers, a plain object's tensor attributes: running statistics updated outside
+  `torch.no_grad()`): the graph grows with every step and a later
   backward fails.
 
 Before, every argument reached the learner as a fresh copy, so none of these could be seen.
@@ -53,6 +56,11 @@ def message(finding: str) -> str | None:
             "modified in place; compute into a new tensor and leave the caller's inputs as "
             "they were"
         )
+    if kind == "edited":
+        return (
+            f"your function changed what it was given: {where(place)} of {called} (a list or "
+            "dict) was edited in place; build a new one and leave the caller's as it was"
+        )
     if kind == "shares":
         return (
             f"{called} returned a tensor that shares memory with {where(place)}: return a new "
@@ -79,7 +87,8 @@ def check(learner: Solution, changes: dict[str, str], aliases: dict[str, str]) -
             continue
         kind, _, rest = finding.partition(":")
         called = rest.partition(":")[0]
-        if (kind == "changed" and called in changes) or (kind == "shares" and called in aliases):
+        spared = changes if kind in ("changed", "edited") else aliases if kind == "shares" else {}
+        if called in spared:
             continue
         text = message(finding)
         if text:

@@ -38,6 +38,9 @@ class Solution:
     device = "cpu"
     call_seconds = DEFAULT_CALL_SECONDS
     last_devices: tuple[str, ...] = ()  # where the tensors of the last answer were computed
+    # A default check: the floating tensors of each call and method call arrive requiring
+    # grad, as a model's activations do (the executor makes them so).
+    grad_inputs = False
 
     def request(self, op: str, payload: dict[str, Any]) -> Any:
         raise NotImplementedError
@@ -45,7 +48,8 @@ class Solution:
     def call(self, target: str, *args: Any, **kwargs: Any) -> Any:
         """`target(*args, **kwargs)`; target is a top-level name, or a dotted path such as
         `GELUFunction.apply`."""
-        return self.request("call", {"target": target, "args": args, "kwargs": kwargs})
+        payload = {"target": target, "args": args, "kwargs": kwargs}
+        return self.request("call", payload | self._inputs())
 
     def new(self, target: str, *args: Any, **kwargs: Any) -> Ref:
         """Build an object of class `target`; it stays in the solution's process."""
@@ -53,11 +57,16 @@ class Solution:
         return _ref(result)
 
     def method(self, obj: Ref, name: str, *args: Any, **kwargs: Any) -> Any:
-        return self.request("method", {"obj": obj, "name": name, "args": args, "kwargs": kwargs})
+        payload = {"obj": obj, "name": name, "args": args, "kwargs": kwargs}
+        return self.request("method", payload | self._inputs())
+
+    def _inputs(self) -> dict[str, Any]:
+        return {"inputs": "grad"} if self.grad_inputs else {}
 
     def method_ref(self, obj: Ref, name: str, *args: Any, **kwargs: Any) -> Ref:
         """A method's result kept in the solution's process (an object that cannot travel)."""
         payload = {"obj": obj, "name": name, "args": args, "kwargs": kwargs, "ref": True}
+        payload |= self._inputs()
         return _ref(self.request("method", payload))
 
     def get(self, obj: Ref, name: str | None = None) -> Any:

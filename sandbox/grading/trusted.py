@@ -46,6 +46,7 @@ def grade_in_process(
         forbid_reason=exercise.config.forbid_reason,
         side_effects=exercise.config.side_effects,
         may_alias=exercise.config.may_alias,
+        inputs_without_grad=exercise.config.inputs_without_grad,
         seed=seed,
         mode=mode,
         performance=exercise.config.performance,

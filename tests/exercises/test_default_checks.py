@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 
+from app.settings import PROJECT_ROOT
 from sandbox.grading.exercise import Exercise
 from sandbox.grading.trusted import grade_in_process
 from sandbox.protocol.grading import GradingVerdict, TestStatus
@@ -110,3 +111,59 @@ def test_a_solution_that_needs_contiguous_inputs_is_told_so(loaded: dict[str, Ex
     messages = failures(exercise, code)
     assert any("in a non-contiguous layout (a transposed or sliced tensor" in m
                for m in messages), messages  # fmt: skip
+
+
+def test_a_state_dict_edited_in_place_fails(loaded: dict[str, Exercise]) -> None:
+    """The caller's state dict, updated as well as returned (grad-scaler's new state)."""
+    exercise = loaded["grad-scaler-step"]
+    bug = PROJECT_ROOT / "tests/exercises/outside_bugs/grad-scaler-step/caller_state_mutated.py"
+    messages = failures(exercise, bug.read_text(encoding="utf-8"))
+    assert any("your function changed what it was given: argument 3 of scaler_step (a list "
+               "or dict) was edited in place" in m for m in messages), messages  # fmt: skip
+
+
+def test_running_statistics_with_a_graph_fail_once_inputs_require_grad(
+    loaded: dict[str, Exercise],
+) -> None:
+    """A plain object's tensor attribute holding a graph, seen on the case whose inputs
+    arrive requiring grad, as a model's activations do."""
+    exercise = loaded["batchnorm2d-running-stats"]
+    bug = PROJECT_ROOT / (
+        "tests/exercises/outside_bugs/batchnorm2d-running-stats/"
+        "running_stats_keep_autograd_history.py"
+    )
+    messages = failures(exercise, bug.read_text(encoding="utf-8"))
+    assert any("case 2 of" in m and "the buffer `running_mean` of your BatchNorm2d still "
+               "holds an autograd graph" in m for m in messages), messages  # fmt: skip
+
+
+def test_an_exercise_may_skip_inputs_that_require_grad_with_a_reason(
+    loaded: dict[str, Exercise],
+) -> None:
+    config = loaded["kv-cache-decoding"].config
+    assert "inference" in config.inputs_without_grad
+    assert grade_in_process(loaded["kv-cache-decoding"], loaded["kv-cache-decoding"].reference,
+                            seed=0).verdict is GradingVerdict.PASSED  # fmt: skip
+
+
+def test_a_sequence_draws_every_call_and_names_the_one_that_differs(
+    loaded: dict[str, Exercise],
+) -> None:
+    """kv-cache's forward that runs through the cache: only steps interleaved with a full
+    forward show it, and the message names the call."""
+    from sandbox.grading import Draw
+    from sandbox.grading.sequences import sequence
+
+    test = next(t for t in loaded["kv-cache-decoding"].tests() if t.name.startswith("steps, "))
+    assert test.inputs is not None
+    for seed in range(5):
+        calls = test.inputs(Draw(seed)).data["calls"]
+        assert {"step", "forward", "reset"} <= set(calls) and len(calls) == 7
+    with pytest.raises(ValueError, match="cannot call each"):
+        sequence("too short", lambda sol, c: None, {"a": print, "b": print}, test.inputs, length=1)
+    bug = (
+        PROJECT_ROOT
+        / "tests/exercises/outside_bugs/kv-cache-decoding/forward_goes_through_cache.py"
+    )
+    messages = failures(loaded["kv-cache-decoding"], bug.read_text(encoding="utf-8"))
+    assert any("call " in m and "(step)" in m for m in messages), messages

@@ -18,19 +18,7 @@ from sandbox.protocol.grading import TestStatus
 BUGS = PROJECT_ROOT / "tests" / "exercises" / "outside_bugs"
 SEEDS = (0, 1, 2, 3, 4)
 # slug/bug -> the check that would catch it.
-KNOWN_ESCAPES = {
-    "adamw-bias-correction/zero_grad_zeroes_instead_of_none": "a hidden run where a parameter "
-    "gets a gradient at the first step only (a visible test catches it)",
-    "batchnorm2d-running-stats/running_stats_keep_autograd_history": "inputs that require "
-    "grad, as a real caller's activations do",
-    "checkpoint-exact-resume/checkpoint_shares_storage_with_live_params": "a checkpoint kept "
-    "in the learner's process while training goes on",
-    "clip-grad-norm/grads_replaced_not_in_place": "gradients held by the caller, read after",
-    "clip-grad-norm/inf_norm_fails_on_empty_grad": "a parameter with zero elements, once the "
-    "statement says what it gives (torch.nn.utils.clip_grad_norm_ itself raises there)",
-    "grad-scaler-step/caller_state_mutated": "a state dict kept in the learner's process",
-    "kv-cache-decoding/forward_goes_through_cache": "forward called between decoding steps",
-}
+KNOWN_ESCAPES: dict[str, str] = {}
 
 
 def bugs() -> list[str]:

@@ -1,7 +1,7 @@
 import torch
 
 from sandbox.grading import api_rule, case, edge, fail, nontrivial, performance, prop, shapes
-from sandbox.grading import trajectory
+from sandbox.grading import sequence, trajectory
 
 
 def problem(d, *, steps=5, grad_scale=1.0, hyper=None):
@@ -84,6 +84,40 @@ def zero_grad_clears(sol, c):
             fail(f"after zero_grad, parameter {i}'s .grad is not None")
 
 
+def optimiser(sol, c):
+    params = sol.keep([w.clone().requires_grad_(True) for w in c.data["weights"]])
+    return params, sol.new("AdamW", params, **c.data["settings"])
+
+
+def stepped(skip=None):
+    """A move: set the k-th gradients (all but parameter `skip(k)`'s), step; the weights."""
+
+    def move(sol, built, c, k):
+        params, opt = built
+        grads = c.data["grads"][k % len(c.data["grads"])]
+        for i, g in enumerate(grads):
+            if skip is None or i != skip(k, len(grads)):
+                sol.set(sol.index(params, i), "grad", g)
+        sol.method(opt, "step")
+        return sol.get(params)
+
+    return move
+
+
+def cleared(sol, built, c, k):
+    """A move: zero_grad; every parameter's .grad after it."""
+    params, opt = built
+    sol.method(opt, "zero_grad")
+    return [sol.get(sol.index(params, i), "grad") for i in range(len(c.data["weights"]))]
+
+
+MOVES = {
+    "step": stepped(),
+    "step without one gradient": stepped(lambda k, n: k % n),
+    "zero_grad": cleared,
+}
+
+
 # The performance test's parameters: a weight, its bias and a second weight.
 TIMED_SHAPES = [(128, 128), (128,), (32, 128)]
 
@@ -120,6 +154,8 @@ DECLARATIONS = [
          expect=torch_adamw, cases=1),
     edge("a parameter whose gradient arrives late", run_late, problem, expect=torch_late,
          cases=2, description="its bias correction starts at its own first step"),
+    sequence("steps and zero_grad in a drawn order", optimiser, MOVES, drawn_settings,
+             length=6),
     shapes("parameters keep shape and dtype", run, lambda d: problem(d, steps=2),
            dtypes=("float32", "float64"), cases=2),
     nontrivial("the weights move", movement, problem),

@@ -90,6 +90,24 @@ def resume_equals_uninterrupted(sol, c):
         fail(f"after resuming and finishing, step is {step}, expected {c.data['total']}")
 
 
+def kept_checkpoint_resumes(sol, c):
+    """A checkpoint kept in the trainer's process while that trainer trains on (as a caller
+    keeps one in memory) still resumes the run from where it was taken."""
+    whole = uninterrupted(sol, c)
+    t = new_trainer(sol, c)
+    for _ in range(c.data["at"]):
+        sol.method(t, "train_step")
+    kept = sol.method_ref(t, "state_dict")
+    for _ in range(c.data["total"] - c.data["at"]):
+        sol.method(t, "train_step")
+    other = new_trainer(sol, c, other=True)
+    sol.method(other, "load_state_dict", kept)
+    losses = [sol.method(other, "train_step") for _ in range(c.data["total"] - c.data["at"])]
+    expect_close(torch.stack(losses), whole[0][c.data["at"]:],
+                 "the losses after resuming from a checkpoint kept while training went on",
+                 scale=1)
+
+
 def loads_into_itself(sol, c):
     """Loading a trainer's own checkpoint into it changes nothing that follows."""
     plain = uninterrupted(sol, c)
@@ -146,6 +164,8 @@ DECLARATIONS = [
            lambda d: problem(d, total=5), cases=2,
            description="Trainer(weights, x, y): batch_size, lr and seed left to their defaults"),
     prop("weights taken mid-run do not follow later steps", weights_are_snapshots,
+         lambda d: problem(d, total=5, at=2), cases=1),
+    prop("a checkpoint kept in memory does not follow later steps", kept_checkpoint_resumes,
          lambda d: problem(d, total=5, at=2), cases=1),
     prop("saving and loading in place changes nothing", loads_into_itself,
          lambda d: problem(d, total=5), cases=2),

@@ -83,6 +83,24 @@ def clip_default_norm(sol, c):
     return {"total_norm": total, "grads": after}
 
 
+def clip_held(sol, c):
+    """As clip, the gradients read back through the tensors the caller set as .grad (as an
+    optimiser or a hook holding them would see them): clipping scales them in place."""
+    params = sol.keep([w.clone().requires_grad_(True) for w in c.data["weights"]])
+    held = {}
+    for i, (g, has) in enumerate(zip(c.data["grads"], c.data["has_grad"], strict=True)):
+        if has:
+            held[i] = sol.keep(g)
+            sol.set(sol.index(params, i), "grad", held[i])
+    sol.call("clip_grad_norm_", params, c.data["max_norm"], norm_type=c.data["norm_type"])
+    grads = [sol.get(held[i]) if i in held else None for i in range(len(c.data["weights"]))]
+    return {"the gradient tensors the caller holds": grads}
+
+
+def torch_clip_held(c):
+    return {"the gradient tensors the caller holds": torch_clip(c)["grads"]}
+
+
 def small_but_clipped(d):
     """Gradients of global norm about 1e-2, clipped to a drawn fraction of it: the total is
     small enough that the 1e-6 in the factor shows in float64."""
@@ -181,6 +199,9 @@ DECLARATIONS = [
     values("a small total norm, clipped", clip, small_but_clipped, expect=torch_clip, cases=3,
            dtypes=("float64",), guarantee=clips,
            description="gradients of global norm near 1e-2, max_norm below it"),
+    values("the caller's gradient tensors are scaled in place", clip_held,
+           lambda d: problem(d, scale=50.0), expect=torch_clip_held, cases=2, guarantee=clips,
+           description="anyone holding a .grad (an optimiser, a hook) sees it clipped"),
     trajectory("three clipping steps in a row", several_steps, problem,
                expect=torch_several_steps),
     shapes("gradients keep shape and dtype", clip, problem, dtypes=("float32", "float64")),
@@ -193,6 +214,12 @@ DECLARATIONS = [
          lambda d: case(data={**problem(d, count=1, missing=False).data,
                               "weights": [d.tensor(())], "grads": [d.tensor(()) * 100]}),
          expect=torch_clip, cases=2),
+    edge("a parameter with zero elements", clip,
+         lambda d: case(data={**problem(d, count=2, missing=False, scale=20.0).data,
+                              "weights": [d.tensor((0,)), d.tensor((3,))],
+                              "grads": [d.tensor((0,)), d.tensor((3,)) * 20.0],
+                              "norm_type": (float("inf"), 2.0)[d.case % 2]}),
+         cases=2, description="it adds nothing to the norm, in either norm_type"),
     prop("clipped gradients have norm max_norm and keep their direction", lands_on_max_norm,
          lambda d: problem(d, scale=30.0), cases=3),
     prop("gradients below max_norm are left alone", small_left_alone,

@@ -2,7 +2,7 @@ import torch
 from torch import nn
 
 from sandbox.grading import api_rule, case, edge, expect_close, nontrivial, prop, shapes
-from sandbox.grading import fail, performance, trajectory, values
+from sandbox.grading import fail, performance, sequence, trajectory, values
 
 
 def problem(d, *, chunks="tokens", high=9):
@@ -100,6 +100,32 @@ def reset_starts_over(sol, c):
     expect_close(got, sol.method(ref, "forward", other), "a second sequence after reset")
 
 
+def interleaved(d):
+    """A layer's weights, a sequence of 7 tokens fed one per step, and a second sequence that
+    full forwards (which must leave the cache alone) are run on in between."""
+    c = problem(d, high=1)
+    (x,) = c.args
+    batch, _, embed = x.shape
+    return case(d.tensor((batch, 7, embed)), data={**c.data, "other": d.tensor((batch, 4, embed))})
+
+
+def next_token(sol, obj, c, k):
+    """The next token of the sequence: the cache holds those stepped since the last reset."""
+    since = c.data["calls"][:k]
+    if "reset" in since:
+        since = since[len(since) - since[::-1].index("reset"):]
+    (x,) = c.args
+    at = since.count("step")
+    return sol.method(obj, "step", x[:, at : at + 1])
+
+
+MOVES = {
+    "step": next_token,
+    "forward": lambda sol, obj, c, k: sol.method(obj, "forward", c.data["other"]),
+    "reset": lambda sol, obj, c, k: sol.method(obj, "reset"),
+}
+
+
 def timed_token(d):
     """One new token for a batch of 4, 64 features; the case also carries the seed of the
     layer's weights and of its prompt."""
@@ -131,6 +157,8 @@ DECLARATIONS = [
     prop("steps equal your own forward", steps_equal_own_forward,
          lambda d: problem(d, chunks="drawn"), visible=True),
     prop("reset starts a new sequence", reset_starts_over, lambda d: problem(d, chunks="drawn")),
+    sequence("steps, full forwards and resets interleaved", layer, MOVES, interleaved,
+             length=7),
     shapes("step output shape and dtype", decode, lambda d: problem(d, chunks="prefill"),
            dtypes=("float32", "float64")),
     edge("a single token", decode, lambda d: problem(d, high=1), expect=torch_steps, cases=1),
