@@ -33,17 +33,39 @@ NO_DATABASE = (
     "tests/services/test_side_by_side.py",
     "tests/services/test_solve_rating.py",
     "tests/sandbox/test_cgroups.py",
+    "tests/sandbox/test_compile_cache.py",
     "tests/sandbox/test_content_runs.py",
+    "tests/sandbox/test_cuda.py",
     "tests/sandbox/test_gpu_absent.py",
+    "tests/sandbox/test_gpu_setup.py",
     "tests/sandbox/test_grader_hostile.py",
     "tests/sandbox/test_grading_core.py",
     "tests/sandbox/test_grading_jail.py",
     "tests/sandbox/test_hostile_cases.py",
     "tests/sandbox/test_lab_harness.py",
+    "tests/sandbox/test_lifecycle.py",
+    "tests/sandbox/test_output.py",
     "tests/sandbox/test_pool.py",
+    "tests/sandbox/test_protocol.py",
     "tests/sandbox/test_question_checks.py",
+    "tests/sandbox/test_resources.py",
     "tests/sandbox/test_unix_sockets.py",
     "tests/sandbox/test_verdict.py",
+    "tests/sandbox/test_worker.py",
+)
+
+# Browser suites whose subject is the page itself (its layout, accessibility, keyboard and
+# editor), which reads the same rows whichever engine holds them: marked `one_engine`, they
+# run on SQLite only. The browser paths that write through timed and multi-step flows (sign-up
+# and recovery, quizzes on the server's clock, coding rounds, the whole practice path) run on
+# both engines, beside the route, service and fleet suites that prove the data layer there.
+ONE_ENGINE = (
+    "tests/browser/test_accessibility.py",
+    "tests/browser/test_admin_exercises.py",
+    "tests/browser/test_exercise_review.py",
+    "tests/browser/test_exercises.py",
+    "tests/browser/test_library.py",
+    "tests/browser/test_runner.py",
 )
 
 
@@ -53,6 +75,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         where = item.path.relative_to(root).as_posix()
         if where.startswith(NO_DATABASE):
             item.add_marker(pytest.mark.no_database)
+        if where.startswith(ONE_ENGINE):
+            item.add_marker(pytest.mark.one_engine)
 
 
 @pytest.hookimpl(tryfirst=True)
