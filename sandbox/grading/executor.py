@@ -11,6 +11,7 @@ from typing import Any
 
 import torch
 
+from sandbox.grading import leaves
 from sandbox.grading.wire import Ref, tensors_in
 
 OPS = ("call", "new", "method", "get", "set", "keep", "index", "vjp", "batch", "repeat", "audit")
@@ -155,15 +156,15 @@ class Executor:
         return self._keep_object(p["obj"][p["index"]])
 
     def _vjp(self, p: dict[str, Any]) -> dict[str, Any]:
-        """Forward with every floating tensor argument requiring grad, then the
-        vector-Jacobian product with `grad_output`: {"output", "grads"} (a grad per positional
-        argument, None where it is not a floating tensor or got no gradient)."""
-        args = [
-            a.detach().clone().requires_grad_(True)
-            if isinstance(a, torch.Tensor) and a.is_floating_point()
-            else a
-            for a in p.get("args", ())
-        ]
+        """Forward with every floating tensor argument requiring grad (a weight in a dict or
+        list of parameters too), then the vector-Jacobian product with `grad_output`:
+        {"output", "grads"}, a gradient per positional argument (None where it is not a
+        floating tensor or got none; a dict or list of them for a dict or list of tensors)."""
+        args = leaves.replaced(
+            list(p.get("args", ())), lambda a: a.detach().clone().requires_grad_(True)
+        )
+        wanted = [t for _, t in leaves.floating(args)]
+        shape = leaves.replaced(args, lambda a: a)  # what the call may not rearrange
         fn: Callable[..., Any]
         fn = getattr(p["obj"], p["target"]) if "obj" in p else self.resolve(p["target"])
         with torch.enable_grad():
@@ -173,7 +174,6 @@ class Executor:
             grad_outputs = (
                 list(grad_outputs) if isinstance(grad_outputs, (tuple, list)) else [grad_outputs]
             )
-            wanted = [a for a in args if isinstance(a, torch.Tensor) and a.requires_grad]
             pairs = [(o, g) for o, g in zip(outputs, grad_outputs, strict=False) if o.requires_grad]
             grads: list[Any] = [None] * len(wanted)
             if pairs and wanted:
@@ -185,11 +185,7 @@ class Executor:
                         allow_unused=True,
                     )
                 )
-        by_arg = iter(grads)  # `wanted` is exactly the arguments made to require grad, in order
-        per_arg = [
-            next(by_arg) if isinstance(a, torch.Tensor) and a.requires_grad else None for a in args
-        ]
-        return {"output": output, "grads": per_arg}
+        return {"output": output, "grads": leaves.answered(shape, iter(grads))}
 
     def _batch(self, p: dict[str, Any]) -> list[Any]:
         """Several requests in one message: [[true, value] | [false, error], ...]."""

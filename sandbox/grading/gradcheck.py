@@ -16,6 +16,7 @@ from typing import Any
 
 import torch
 
+from sandbox.grading import leaves, side_effects
 from sandbox.grading.compare import Comparison, Mismatch, Tolerance
 from sandbox.grading.dsl import Case
 from sandbox.grading.solution import GraderFault, LearnerError, Solution
@@ -24,6 +25,12 @@ from sandbox.grading.wire import tensors_in
 
 def _inner(a: list[torch.Tensor], b: list[torch.Tensor]) -> float:
     return float(sum((x.double() * y.double()).sum() for x, y in zip(a, b, strict=True)))
+
+
+def _moved(args: Any, u: list[torch.Tensor], step: float) -> Any:
+    """The arguments with each floating tensor moved by `step` along its direction in u."""
+    directions = iter(u)
+    return leaves.replaced(args, lambda a: a + step * next(directions))
 
 
 def check_gradients(
@@ -37,9 +44,8 @@ def check_gradients(
 ) -> None:
     eps, atol, rtol = options["eps"], options["atol"], options["rtol"]
     args, kwargs = c.args, c.kwargs
-    floating = [
-        i for i, a in enumerate(args) if isinstance(a, torch.Tensor) and a.is_floating_point()
-    ]
+    # Every floating tensor argument, those inside a dict or list of parameters included.
+    inputs = leaves.floating(args)
     try:
         expected_out = reference.call(target, *args, **kwargs)
         outs = tensors_in(expected_out)
@@ -49,29 +55,29 @@ def check_gradients(
     except LearnerError as exc:
         raise GraderFault(f"the reference failed a gradient check: {exc}") from None
 
-    _, grads = learner.vjp(target, args, v, kwargs)
-    if len(grads) != len(args):
+    _, answer = learner.vjp(target, args, v, kwargs)
+    if len(answer) != len(args):
         raise Mismatch("the backward answered for the wrong number of arguments")
-    for i in floating:
-        if grads[i] is None and expected_grads[i] is not None:
+    expected = [g for _, g in leaves.paired(args, expected_grads)]
+    grads = [g for _, g in leaves.paired(args, answer)]
+    for (where, _), g, e in zip(inputs, grads, expected, strict=True):
+        if g is None and e is not None:
             raise Mismatch(
-                f"no gradient reached argument {i + 1}: is the code under torch.no_grad(), or "
-                "does a .detach() (or a tensor rebuilt from .tolist() or numpy) cut it off "
-                "from the output?"
+                f"no gradient reached {side_effects.where(where)}: is the code under "
+                "torch.no_grad(), or does a .detach() (or a tensor rebuilt from .tolist() or "
+                "numpy) cut it off from the output?"
             )
     grads = [
-        torch.zeros_like(args[i]) if g is None and i in floating else g for i, g in enumerate(grads)
+        torch.zeros_like(a) if g is None else g for (_, a), g in zip(inputs, grads, strict=True)
     ]
     directions = [
-        [torch.randn(args[i].shape, generator=generator, dtype=torch.float64) for i in floating]
+        [torch.randn(a.shape, generator=generator, dtype=torch.float64) for _, a in inputs]
         for _ in range(options["directions"])
     ]
     calls = []
     for u in directions:
         for sign in (1.0, -1.0):
-            moved = list(args)
-            for i, ui in zip(floating, u, strict=True):
-                moved[i] = args[i] + sign * eps * ui
+            moved = _moved(args, u, sign * eps)
             calls.append({"op": "call", "target": target, "args": tuple(moved), "kwargs": kwargs})
     answers = learner.batch(calls)
     for n, u in enumerate(directions):
@@ -83,7 +89,7 @@ def check_gradients(
         except (RuntimeError, ValueError):
             raise Mismatch("the forward's output changed shape when its inputs moved") from None
         numeric /= 2 * eps
-        analytic = _inner([grads[i] for i in floating], u)
+        analytic = _inner(grads, u)
         if abs(numeric - analytic) > atol + rtol * abs(numeric):
             raise Mismatch(
                 "the backward disagrees with finite differences of the forward: along a random "
@@ -93,11 +99,9 @@ def check_gradients(
             )
     comparison = Comparison({"float64": {learner.device: Tolerance(atol, rtol)}}, learner.device,
                             visible)  # fmt: skip
-    for i in floating:
-        if expected_grads[i] is None:
+    for (where, _), g, e in zip(inputs, grads, expected, strict=True):
+        if e is None:
             continue
         comparison.check(
-            expected_grads[i],
-            grads[i],
-            f"gradient of argument {i} (against the reference's backward)",
+            e, g, f"gradient of {side_effects.where(where)} (against the reference's backward)"
         )

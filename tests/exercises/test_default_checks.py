@@ -167,3 +167,33 @@ def test_a_sequence_draws_every_call_and_names_the_one_that_differs(
     )
     messages = failures(loaded["kv-cache-decoding"], bug.read_text(encoding="utf-8"))
     assert any("call " in m and "(step)" in m for m in messages), messages
+
+
+def test_a_weight_in_a_dict_of_parameters_gets_its_gradient_checked(
+    loaded: dict[str, Exercise],
+) -> None:
+    """pre_ln_block(x, params, ...): a block that detaches one weight of the dict gives x
+    the right gradient, and only the check of every floating tensor in the dict sees it."""
+    exercise = loaded["pre-ln-transformer-block"]
+    code = exercise.reference.replace("def pre_ln_block(x, params, n_heads, causal=False):\n",
+                                      "def pre_ln_block(x, params, n_heads, causal=False):\n"
+                                      "    params = {**params, 'linear1.weight': "
+                                      "params['linear1.weight'].detach()}\n")  # fmt: skip
+    assert code != exercise.reference
+    messages = failures(exercise, code)
+    assert any("no gradient reached argument 2 (its part .linear1.weight)" in m
+               for m in messages), messages  # fmt: skip
+
+
+def test_gradients_come_back_in_the_shape_of_the_arguments() -> None:
+    import torch
+
+    from sandbox.grading import leaves
+
+    x, w = torch.ones(2), torch.ones(3)
+    args = (x, {"w": w, "n": 3, "mask": torch.ones(2, dtype=torch.bool)}, [w], 4)
+    assert [p for p, _ in leaves.floating(args)] == ["args[0]", "args[1].w", "args[2][0]"]
+    answer = leaves.answered(args, iter(["gx", "gw", "gl"]))
+    assert answer == ["gx", {"w": "gw", "n": None, "mask": None}, ["gl"], None]
+    grads = [torch.zeros(2), {"w": torch.zeros(3)}, "not a list", None]
+    assert [g is None for _, g in leaves.paired(args, grads)] == [False, False, True]
