@@ -44,13 +44,9 @@ class Executor:
         if op not in AUDITED:
             return getattr(self, f"_{op}")(payload)
         before = [(where, t, t.detach().clone()) for where, t in self.arrived]
-        shapes = _containers(payload)
+        containers = _containers(payload)
         answer = getattr(self, f"_{op}")(payload)
-        self._note_side_effects(op, payload, before, answer)
-        called = payload.get("target") or payload.get("name") or op
-        for where, (container, shape) in shapes.items():
-            if _shape_of(container) != shape:
-                self.findings.append(f"edited:{called}:{where}")
+        self._note_side_effects(op, payload, before, containers, answer)
         return answer
 
     def _note_side_effects(
@@ -58,12 +54,16 @@ class Executor:
         op: str,
         payload: dict[str, Any],
         before: list[tuple[str, torch.Tensor, torch.Tensor]],
+        containers: dict[str, tuple[Any, Any]],
         answer: Any,
     ) -> None:
         called = payload.get("target") or payload.get("name") or op
         for where, tensor, copy in before:
             if not _same(tensor, copy):
                 self.findings.append(f"changed:{called}:{where}")
+        for where, (container, shape) in containers.items():
+            if _shape_of(container) != shape:
+                self.findings.append(f"edited:{called}:{where}")
         if op == "vjp":
             return  # its answer holds gradients, which may be the inputs' own buffers
         storages = {
@@ -223,17 +223,10 @@ def _state_of(obj: Any) -> list[tuple[str, torch.Tensor]]:
 def _containers(payload: dict[str, Any]) -> dict[str, tuple[Any, Any]]:
     """Each list or dict argument that arrived by value, with its shape now: a caller's
     state dict or list must come out of the call as it went in."""
-    found: dict[str, tuple[Any, Any]] = {}
-    args = payload.get("args", ())
-    kwargs = payload.get("kwargs", {})
-    args = args if isinstance(args, (tuple, list)) else ()
-    kwargs = kwargs if isinstance(kwargs, dict) else {}
+    args, kwargs = payload.get("args") or (), payload.get("kwargs") or {}
     named = [(f"args[{i}]", a) for i, a in enumerate(args)]
     named += [(f"kwargs.{k}", v) for k, v in kwargs.items()]
-    for where, value in named:
-        if isinstance(value, (list, dict)):
-            found[where] = (value, _shape_of(value))
-    return found
+    return {where: (v, _shape_of(v)) for where, v in named if isinstance(v, (list, dict))}
 
 
 def _shape_of(value: Any) -> Any:
