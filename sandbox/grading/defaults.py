@@ -6,12 +6,18 @@
   whose default differs from the statement's (`dim=0` for `dim=-1`, a generator that is
   required, a padding value of 1) fails here, though every test passes its arguments in full;
 - a non-contiguous layout: the same values as a transposed or sliced tensor holds them, so a
-  `.view()` that only works on a fresh contiguous copy fails as it would for a caller."""
+  `.view()` that only works on a fresh contiguous copy fails as it would for a caller;
+- the same object passed twice: where two positional tensors have one shape and dtype, the
+  first is passed in both places (self-attention's `attention(x, x, x)`), against the
+  reference called the same way. A solution that scales one of them in place, or caches by
+  identity, answers wrongly here."""
 
 from __future__ import annotations
 
 import inspect
 from typing import Any
+
+import torch
 
 from sandbox.grading.compare import Comparison, Mismatch
 from sandbox.grading.dsl import Case
@@ -82,3 +88,44 @@ def check_layout(
         comparison.check(expected, actual)
     except Mismatch as exc:
         raise Mismatch(f"with the same inputs in a non-contiguous layout: {exc}") from None
+
+
+def aliasable(c: Case) -> tuple[int, int] | None:
+    """The first two positional tensor arguments of one shape and dtype, or None."""
+    seen: dict[tuple[Any, ...], int] = {}
+    for j, a in enumerate(c.args):
+        if not isinstance(a, torch.Tensor) or a.numel() == 0:
+            continue
+        key = (tuple(a.shape), a.dtype)
+        if key in seen:
+            return seen[key], j
+        seen[key] = j
+    return None
+
+
+def check_aliased(
+    learner: Solution, reference: Solution, target: str, c: Case, comparison: Comparison
+) -> None:
+    pair = aliasable(c)
+    if pair is None:
+        return
+    i, j = pair
+    payload = {"target": target, "args": c.args, "kwargs": c.kwargs, "alias": list(pair)}
+    try:
+        expected = reference.request("call", payload)
+    except LearnerError:
+        return  # not a valid call with the two the same
+    passed = f"with the same tensor passed as argument {i + 1} and argument {j + 1}"
+    try:
+        actual = learner.request("call", payload)
+    except LearnerError as exc:
+        if exc.lost or exc.status != "error":
+            raise
+        raise LearnerError(
+            f"{passed} (as self-attention passes x for queries, keys and values), your code "
+            f"raised:\n{exc}"
+        ) from None
+    try:
+        comparison.check(expected, actual)
+    except Mismatch as exc:
+        raise Mismatch(f"{passed}: {exc}") from None

@@ -41,6 +41,8 @@ class Executor:
         self.strided = op == "call" and payload.get("layout") == "strided"
         self.grad_inputs = op in ("call", "method") and payload.get("inputs") == "grad"
         payload = self._arrive(payload)
+        if op == "call" and "alias" in payload:
+            payload = _aliased(payload)
         if op not in AUDITED:
             return getattr(self, f"_{op}")(payload)
         before = [(where, t, t.detach().clone()) for where, t in self.arrived]
@@ -174,6 +176,7 @@ class Executor:
             grad_outputs = (
                 list(grad_outputs) if isinstance(grad_outputs, (tuple, list)) else [grad_outputs]
             )
+            grad_outputs = [_incoming(g, p.get("grad_layout")) for g in grad_outputs]
             pairs = [(o, g) for o, g in zip(outputs, grad_outputs, strict=False) if o.requires_grad]
             grads: list[Any] = [None] * len(wanted)
             if pairs and wanted:
@@ -208,6 +211,34 @@ class Executor:
         if self.device == "cuda":
             torch.cuda.synchronize()
         return outputs
+
+
+def _aliased(payload: dict[str, Any]) -> dict[str, Any]:
+    """The call with one tensor passed twice (a default check): `alias` [i, j] makes
+    positional argument j the very object of argument i, as `attention(x, x, x)` passes it."""
+    args = list(payload.get("args", ()))
+    i, j = payload["alias"]
+    if not (0 <= i < j < len(args)):
+        raise ValueError("alias names no two arguments")
+    args[j] = args[i]
+    return {**payload, "args": tuple(args)}
+
+
+def _incoming(grad: Any, layout: Any) -> Any:
+    """A grad_output as a larger graph hands it on (a default check): "strided", the same
+    values in a non-contiguous layout (as after a transpose or a slice downstream);
+    "expanded", a constant gradient as one broadcast element (as from `out.sum()`). A backward
+    that calls .view() on it, or writes into it, fails as it would in a real model."""
+    if not isinstance(grad, torch.Tensor) or grad.numel() < 2:
+        return grad
+    if layout == "strided" and grad.dim() >= 2:
+        dims = list(reversed(range(grad.dim())))  # column-major: a .view() across dims fails
+        return grad.permute(dims).contiguous().permute(dims)
+    if layout == "strided":
+        return torch.stack([grad, torch.zeros_like(grad)], dim=-1)[..., 0]
+    if layout == "expanded":
+        return grad.reshape(-1)[:1].reshape([1] * grad.dim()).expand(grad.shape)
+    return grad
 
 
 def _state_of(obj: Any) -> list[tuple[str, torch.Tensor]]:

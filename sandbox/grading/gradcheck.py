@@ -41,7 +41,9 @@ def check_gradients(
     options: dict[str, Any],
     generator: torch.Generator,
     visible: bool,
+    incoming: bool = False,
 ) -> None:
+    """`incoming`: also the default check of a gradient arriving from a larger graph."""
     eps, atol, rtol = options["eps"], options["atol"], options["rtol"]
     args, kwargs = c.args, c.kwargs
     # Every floating tensor argument, those inside a dict or list of parameters included.
@@ -99,9 +101,65 @@ def check_gradients(
             )
     comparison = Comparison({"float64": {learner.device: Tolerance(atol, rtol)}}, learner.device,
                             visible)  # fmt: skip
-    for (where, _), g, e in zip(inputs, grads, expected, strict=True):
+    _compare(comparison, args, answer, expected_grads, "")
+    if incoming:
+        _check_incoming(learner, reference, target, c, expected_out, generator, comparison)
+
+
+# How a larger graph hands a gradient on: the layout asked of the learner's process, and what
+# it stands for in a message.
+INCOMING = (
+    ("strided", "a non-contiguous grad_output, as after a transpose downstream"),
+    ("expanded", "a constant grad_output expanded from one element, as from out.sum()"),
+)
+
+
+def _check_incoming(
+    learner: Solution,
+    reference: Solution,
+    target: str,
+    c: Case,
+    expected_out: Any,
+    generator: torch.Generator,
+    comparison: Comparison,
+) -> None:
+    """The backward again, with grad_output as it arrives inside a model rather than fresh
+    and contiguous: a backward that calls .view() on it or writes into it fails here."""
+    outs = tensors_in(expected_out)
+    for layout, how in INCOMING:
+        if layout == "strided":
+            grad_output = [torch.randn(o.shape, generator=generator, dtype=o.dtype) for o in outs]
+        else:
+            scale = 0.5 + float(torch.rand((), generator=generator))
+            grad_output = [torch.full(o.shape, scale, dtype=o.dtype) for o in outs]
+        v: Any = grad_output[0] if isinstance(expected_out, torch.Tensor) else tuple(grad_output)
+        try:
+            _, expected = reference.vjp(target, c.args, v, c.kwargs)
+        except LearnerError as exc:
+            raise GraderFault(f"the reference failed a gradient check: {exc}") from None
+        try:
+            _, answer = learner.vjp(target, c.args, v, c.kwargs, layout=layout)
+        except LearnerError as exc:
+            if exc.lost or exc.status != "error":
+                raise
+            raise LearnerError(
+                f"with the gradient arriving from a larger graph ({how}), your backward "
+                f"raised:\n{exc}"
+            ) from None
+        try:
+            _compare(comparison, c.args, answer, expected, f" ({how})")
+        except Mismatch as exc:
+            raise Mismatch(f"with the gradient arriving from a larger graph: {exc}") from None
+
+
+def _compare(comparison: Comparison, args: Any, answer: Any, expected: Any, how: str) -> None:
+    for (where, g), (_, e) in zip(
+        leaves.paired(args, answer), leaves.paired(args, expected), strict=True
+    ):
         if e is None:
             continue
+        if g is None:
+            raise Mismatch(f"no gradient reached {side_effects.where(where)}{how}")
         comparison.check(
             e, g, f"gradient of {side_effects.where(where)} (against the reference's backward)"
         )

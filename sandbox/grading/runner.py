@@ -164,6 +164,13 @@ def _failure(exc: Exception, visible: bool) -> str:
     return f"the check could not use your answer ({type(exc).__name__}{shown})"
 
 
+def _spread(c: Case) -> bool:
+    """Whether a case's first tensor spans two dims of size > 1: the shapes on which a
+    .view() of a non-contiguous gradient can fail, so each gets the incoming-gradient check."""
+    first = next((a for a in c.args if isinstance(a, torch.Tensor)), None)
+    return first is not None and sum(n > 1 for n in first.shape) >= 2
+
+
 def _shapes(c: Case) -> str:
     shapes = [tuple(a.shape) for a in c.args if isinstance(a, torch.Tensor)]
     return (", inputs " + ", ".join(str(s) for s in shapes)) if shapes else ""
@@ -203,7 +210,14 @@ def _check_case(g: Grading, test: Test, c: Case, draw: Draw) -> None:
     if test.kind == "gradients":
         assert isinstance(test.target, str)
         check_gradients(
-            g.learner, g.reference, test.target, c, test.options, draw.generator, test.visible
+            g.learner,
+            g.reference,
+            test.target,
+            c,
+            test.options,
+            draw.generator,
+            test.visible,
+            incoming=draw.case == 1 or _spread(c),
         )
         return
     expected = _expected(g, test, c)
@@ -216,6 +230,8 @@ def _check_case(g: Grading, test: Test, c: Case, draw: Draw) -> None:
             defaults.check_left_out(g.learner, g.reference, test.target, c, comparison)
         if isinstance(test.target, str) and draw.case == 1:
             defaults.check_layout(g.learner, test.target, c, expected, comparison)
+            if test.options.get("expect") is None and test.target not in g.side_effects:
+                defaults.check_aliased(g.learner, g.reference, test.target, c, comparison)
     elif test.kind == "shapes":
         _check_structure(expected, actual, g.learner)
     elif test.kind == "nontrivial":

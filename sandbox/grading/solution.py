@@ -90,10 +90,15 @@ class Solution:
         args: tuple[Any, ...],
         grad_output: Any,
         kwargs: dict[str, Any] | None = None,
+        layout: str | None = None,
     ) -> tuple[Any, list[Any]]:
         """Forward `target(*args)` with every floating tensor argument requiring grad, then
-        backward with `grad_output`: (output, the gradient of each positional argument)."""
+        backward with `grad_output`: (output, the gradient of each positional argument).
+        `layout` ("strided" or "expanded"): the grad_output reaches the backward as a larger
+        graph would hand it on (executor.py)."""
         payload = {"target": target, "args": args, "kwargs": kwargs or {}}
+        if layout is not None:
+            payload["grad_layout"] = layout
         answer = self.request("vjp", {**payload, "grad_output": grad_output})
         if not isinstance(answer, dict) or not isinstance(answer.get("grads"), list):
             raise LearnerError("the answer to a backward request was malformed")

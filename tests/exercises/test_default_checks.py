@@ -197,3 +197,37 @@ def test_gradients_come_back_in_the_shape_of_the_arguments() -> None:
     assert answer == ["gx", {"w": "gw", "n": None, "mask": None}, ["gl"], None]
     grads = [torch.zeros(2), {"w": torch.zeros(3)}, "not a list", None]
     assert [g is None for _, g in leaves.paired(args, grads)] == [False, False, True]
+
+
+def test_a_backward_that_views_its_incoming_gradient_fails_when_it_comes_from_a_graph(
+    loaded: dict[str, Exercise],
+) -> None:
+    """A custom backward fed from a larger graph: its grad_output arrives non-contiguous (as
+    after a transpose downstream) or expanded (as from out.sum()), not fresh and contiguous."""
+    exercise = loaded["gelu-autograd-function"]
+    code = exercise.reference.replace(
+        "        return grad_output * (cdf + x * pdf)",
+        "        return (grad_output.view(-1) * (cdf + x * pdf).view(-1)).view(x.shape)",
+    )
+    assert code != exercise.reference
+    messages = failures(exercise, code)
+    assert any("with the gradient arriving from a larger graph (a non-contiguous grad_output"
+               in m and "view" in m for m in messages), messages  # fmt: skip
+
+
+def test_the_same_tensor_passed_twice_is_checked_against_the_reference(
+    loaded: dict[str, Exercise],
+) -> None:
+    """attention(x, x, x) as self-attention calls it: a solution that borrows q in place (and
+    restores it) also scales k when the two are one tensor."""
+    exercise = loaded["masked-attention"]
+    code = exercise.reference.replace(
+        "    scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])",
+        "    q.mul_(2.0)\n"
+        "    scores = q @ k.transpose(-2, -1) / (2.0 * math.sqrt(q.shape[-1]))\n"
+        "    q.div_(2.0)",
+    )
+    assert code != exercise.reference
+    messages = failures(exercise, code)
+    assert any("with the same tensor passed as argument 1 and argument 2" in m
+               for m in messages), messages  # fmt: skip
