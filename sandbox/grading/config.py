@@ -17,6 +17,7 @@ OPTIONAL_KEYS = {
     "side_effects",
     "may_alias",
     "inputs_without_grad",
+    "no_sequence",
     "performance",
     "call_seconds",
     "backends",
@@ -49,6 +50,8 @@ class Config:
     may_alias: dict[str, str] = field(default_factory=dict)
     # Why an object's inputs never arrive requiring grad (that default check is skipped).
     inputs_without_grad: str = ""
+    # Why an object target needs no sequence() test (its one method keeps no state).
+    no_sequence: str = ""
     performance: dict[str, Any] = field(default_factory=dict)
     call_seconds: float = 10.0
     backends: list[str] = field(default_factory=lambda: ["cpu", "cuda"])
@@ -83,6 +86,9 @@ class Config:
         without_grad = data.get("inputs_without_grad", "")
         if not isinstance(without_grad, str):
             raise ExerciseError(f"{where}: inputs_without_grad is the reason, in a sentence")
+        no_sequence = data.get("no_sequence", "")
+        if not isinstance(no_sequence, str):
+            raise ExerciseError(f"{where}: no_sequence is the reason, in a sentence")
         performance = data.get("performance") or {}
         if not isinstance(performance, dict) or set(performance) - {"graded", "max_ratio"}:
             raise ExerciseError(f"{where}: performance takes graded and max_ratio")
@@ -102,6 +108,7 @@ class Config:
             side_effects=side_effects,
             may_alias=may_alias,
             inputs_without_grad=without_grad.strip(),
+            no_sequence=no_sequence.strip(),
             performance=performance,
             call_seconds=float(data.get("call_seconds", 10.0)),
             backends=backends,
@@ -124,6 +131,7 @@ class Config:
             "side_effects": self.side_effects,
             "may_alias": self.may_alias,
             "inputs_without_grad": self.inputs_without_grad,
+            "no_sequence": self.no_sequence,
             "performance": self.performance,
             "call_seconds": self.call_seconds,
             "backends": self.backends,

@@ -9,6 +9,7 @@ learner's answers with those of a fresh reference object driven through the same
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from dataclasses import replace
 from typing import Any
 
 from sandbox.grading.draws import Draw
@@ -51,4 +52,6 @@ def sequence(
     description = kw.pop("description", "") or (
         f"a fresh object driven through {length} calls of {', '.join(names)} in a drawn order"
     )
-    return values(name, drive, drawn, cases=cases, description=description, **kw)
+    test = values(name, drive, drawn, cases=cases, description=description, **kw)
+    # Marked, so that tests/exercises/test_sequences.py can see each object target has one.
+    return replace(test, options={**test.options, "sequence": tuple(names)})

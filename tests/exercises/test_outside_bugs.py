@@ -1,5 +1,5 @@
 """The suites against bugs their authors did not write: tests/exercises/outside_bugs/<slug>/
-holds 92 realistic bugs (two or three per exercise) written by a reviewer who had not read the
+holds 95 realistic bugs (two or three per exercise) written by a reviewer who had not read the
 authored mutants, each a copy of the reference with one bug, its first line saying what.
 
 Each must fail a hidden test on every one of seeds 0-4, except the escapes listed below,

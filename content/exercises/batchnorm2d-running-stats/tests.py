@@ -1,7 +1,7 @@
 import torch
 
 from sandbox.grading import api_rule, case, edge, expect_close, fail, nontrivial, prop, shapes
-from sandbox.grading import performance, trajectory, values
+from sandbox.grading import performance, sequence, trajectory, values
 
 
 def problem(d, *, steps=3, spatial=None, batch=None, hyper=None, spread=1.0):
@@ -176,6 +176,21 @@ def torch_running_var_only(c):
     return bn.running_var.clone()
 
 
+def forward_in(training):
+    """A move: set `training`, forward the k-th batch; the output and both running
+    statistics."""
+
+    def move(sol, bn, c, k):
+        sol.set(bn, "training", training)
+        y = sol.method(bn, "forward", c.data["batches"][k % len(c.data["batches"])])
+        return [y, sol.get(bn, "running_mean"), sol.get(bn, "running_var")]
+
+    return move
+
+
+MOVES = {"forward in training mode": forward_in(True), "forward in eval mode": forward_in(False)}
+
+
 def first_output(sol, c):
     return run_train(sol, c)[0][0]
 
@@ -201,6 +216,9 @@ DECLARATIONS = [
                expect=torch_train, cases=3),
     trajectory("training then eval matches nn.BatchNorm2d", run_train_then_eval, drawn_momentum,
                expect=torch_train_then_eval, cases=3),
+    sequence("training and eval forwards in a drawn order", build, MOVES,
+             lambda d: problem(d, steps=8), length=8,
+             description="the mode switched before each forward, back and forth"),
     values("eval mode uses the running statistics", eval_only, problem,
            expect=torch_eval_only, visible=True, cases=2),
     values("a freshly built layer matches nn.BatchNorm2d", fresh_run, problem,

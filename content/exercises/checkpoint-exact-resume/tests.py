@@ -1,7 +1,7 @@
 import torch
 
 from sandbox.grading import api_rule, case, edge, expect_close, fail, performance, prop, shapes
-from sandbox.grading import values
+from sandbox.grading import sequence, values
 
 
 def problem(d, *, total=None, at=None):
@@ -119,6 +119,31 @@ def loads_into_itself(sol, c):
     expect_close(torch.stack(losses), plain[0], "losses with a save and load before each step")
 
 
+def session(sol, c):
+    """A trainer and the checkpoint last taken of it (the first taken before any step)."""
+    t = new_trainer(sol, c)
+    return {"trainer": t, "checkpoint": sol.method(t, "state_dict")}
+
+
+def saved(sol, s, c, k):
+    """A move: take a checkpoint, through the wire, and keep it; it answers nothing."""
+    s["checkpoint"] = sol.method(s["trainer"], "state_dict")
+
+
+def loaded(sol, s, c, k):
+    """A move: load the checkpoint last taken back into the same trainer; its step after."""
+    sol.method(s["trainer"], "load_state_dict", s["checkpoint"])
+    return sol.get(s["trainer"], "step")
+
+
+MOVES = {
+    "train_step": lambda sol, s, c, k: sol.method(s["trainer"], "train_step"),
+    "weights": lambda sol, s, c, k: sol.method(s["trainer"], "weights"),
+    "state_dict": saved,
+    "load_state_dict": loaded,
+}
+
+
 def checkpoint_is_plain(sol, c):
     t = new_trainer(sol, c)
     sol.method(t, "train_step")
@@ -169,6 +194,9 @@ DECLARATIONS = [
          lambda d: problem(d, total=5, at=2), cases=1),
     prop("saving and loading in place changes nothing", loads_into_itself,
          lambda d: problem(d, total=5), cases=2),
+    sequence("steps, checkpoints and loads back in a drawn order", session, MOVES, problem,
+             length=8, description="a checkpoint taken mid-run changes nothing, and loading "
+             "it back into the same trainer rewinds the run to it"),
     shapes("state_dict returns a dict that can be sent", checkpoint_is_plain, problem, cases=1),
     performance("time against the reference", "state_dict", timed_checkpoint, calls=4,
                 setup=trainer_under_way,

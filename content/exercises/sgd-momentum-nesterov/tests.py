@@ -1,7 +1,7 @@
 import torch
 
 from sandbox.grading import api_rule, case, edge, fail, nontrivial, performance, prop, shapes
-from sandbox.grading import trajectory
+from sandbox.grading import sequence, trajectory
 
 
 def problem(d, *, steps=5, hyper=None):
@@ -160,6 +160,44 @@ def zero_grad_clears(sol, c):
             fail(f"after zero_grad, parameter {i}'s .grad is not None")
 
 
+def momentum_settings(d):
+    return d.choice([nesterov, dampened])(d)
+
+
+def optimiser(sol, c):
+    params = sol.keep([w.clone().requires_grad_(True) for w in c.data["weights"]])
+    return params, sol.new("SGD", params, **c.data["settings"])
+
+
+def stepped(skip=None):
+    """A move: set the k-th gradients (parameter `skip(k)`'s to None), step; the weights."""
+
+    def move(sol, built, c, k):
+        params, opt = built
+        grads = c.data["grads"][k % len(c.data["grads"])]
+        for i, g in enumerate(grads):
+            missing = skip is not None and i == skip(k, len(grads))
+            sol.set(sol.index(params, i), "grad", None if missing else g)
+        sol.method(opt, "step")
+        return sol.get(params)
+
+    return move
+
+
+def cleared(sol, built, c, k):
+    """A move: zero_grad; every parameter's .grad after it."""
+    params, opt = built
+    sol.method(opt, "zero_grad")
+    return [sol.get(sol.index(params, i), "grad") for i in range(len(c.data["weights"]))]
+
+
+MOVES = {
+    "step": stepped(),
+    "step with one gradient None": stepped(lambda k, n: k % n),
+    "zero_grad": cleared,
+}
+
+
 def nesterov_needs_momentum_without_dampening(sol, c):
     """Nesterov with no momentum, or with dampening, is refused when the optimiser is built."""
     params = [w.clone().requires_grad_(True) for w in c.data["weights"]]
@@ -211,6 +249,10 @@ DECLARATIONS = [
     edge("the same gradient tensor for every step", run_same_grad,
          lambda d: problem(d, hyper={"lr": 0.05, "momentum": 0.9}), expect=torch_same_grad,
          cases=2, description="the buffer must not share memory with .grad"),
+    sequence("steps, skipped gradients and zero_grad in a drawn order", optimiser, MOVES,
+             momentum_settings, length=6,
+             description="steps, some with one .grad None (skipped, its buffer untouched), and "
+             "zero_grad calls on one optimiser"),
     edge("dampening set while momentum is 0", run, no_momentum_dampened, expect=torch_sgd,
          cases=2),
     trajectory("weight decay of 1 and 2 matches torch.optim.SGD", run, strong_decay,
