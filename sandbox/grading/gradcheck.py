@@ -41,9 +41,10 @@ def check_gradients(
     options: dict[str, Any],
     generator: torch.Generator,
     visible: bool,
-    incoming: bool = False,
+    incoming: tuple[str, ...] = (),
 ) -> None:
-    """`incoming`: also the default check of a gradient arriving from a larger graph."""
+    """`incoming`: the layouts of INCOMING to check the backward with again, a default
+    check of a gradient arriving from a larger graph."""
     eps, atol, rtol = options["eps"], options["atol"], options["rtol"]
     args, kwargs = c.args, c.kwargs
     # Every floating tensor argument, those inside a dict or list of parameters included.
@@ -102,54 +103,52 @@ def check_gradients(
     comparison = Comparison({"float64": {learner.device: Tolerance(atol, rtol)}}, learner.device,
                             visible)  # fmt: skip
     _compare(comparison, args, answer, expected_grads, "")
-    if incoming:
-        _check_incoming(learner, reference, target, c, expected_out, generator, comparison)
+    for layout in incoming:
+        given: Any = v  # "strided": the same values as above, in another layout
+        wanted: Any = expected_grads
+        if layout == "expanded":  # a constant gradient, expanded from one element
+            scale = 0.5 + float(torch.rand((), generator=generator))
+            constant = [torch.full(o.shape, scale, dtype=o.dtype) for o in outs]
+            given = constant[0] if isinstance(expected_out, torch.Tensor) else tuple(constant)
+            try:
+                _, wanted = reference.vjp(target, args, given, kwargs)
+            except LearnerError as exc:
+                raise GraderFault(f"the reference failed a gradient check: {exc}") from None
+        _check_incoming(learner, target, c, given, wanted, layout, comparison)
 
 
 # How a larger graph hands a gradient on: the layout asked of the learner's process, and what
 # it stands for in a message.
-INCOMING = (
-    ("strided", "a non-contiguous grad_output, as after a transpose downstream"),
-    ("expanded", "a constant grad_output expanded from one element, as from out.sum()"),
-)
+INCOMING = {
+    "strided": "a non-contiguous grad_output, as after a transpose downstream",
+    "expanded": "a constant grad_output expanded from one element, as from out.sum()",
+}
 
 
 def _check_incoming(
     learner: Solution,
-    reference: Solution,
     target: str,
     c: Case,
-    expected_out: Any,
-    generator: torch.Generator,
+    grad_output: Any,
+    expected: Any,
+    layout: str,
     comparison: Comparison,
 ) -> None:
     """The backward again, with grad_output as it arrives inside a model rather than fresh
     and contiguous: a backward that calls .view() on it or writes into it fails here."""
-    outs = tensors_in(expected_out)
-    for layout, how in INCOMING:
-        if layout == "strided":
-            grad_output = [torch.randn(o.shape, generator=generator, dtype=o.dtype) for o in outs]
-        else:
-            scale = 0.5 + float(torch.rand((), generator=generator))
-            grad_output = [torch.full(o.shape, scale, dtype=o.dtype) for o in outs]
-        v: Any = grad_output[0] if isinstance(expected_out, torch.Tensor) else tuple(grad_output)
-        try:
-            _, expected = reference.vjp(target, c.args, v, c.kwargs)
-        except LearnerError as exc:
-            raise GraderFault(f"the reference failed a gradient check: {exc}") from None
-        try:
-            _, answer = learner.vjp(target, c.args, v, c.kwargs, layout=layout)
-        except LearnerError as exc:
-            if exc.lost or exc.status != "error":
-                raise
-            raise LearnerError(
-                f"with the gradient arriving from a larger graph ({how}), your backward "
-                f"raised:\n{exc}"
-            ) from None
-        try:
-            _compare(comparison, c.args, answer, expected, f" ({how})")
-        except Mismatch as exc:
-            raise Mismatch(f"with the gradient arriving from a larger graph: {exc}") from None
+    how = INCOMING[layout]
+    try:
+        _, answer = learner.vjp(target, c.args, grad_output, c.kwargs, layout=layout)
+    except LearnerError as exc:
+        if exc.lost or exc.status != "error":
+            raise
+        raise LearnerError(
+            f"with the gradient arriving from a larger graph ({how}), your backward raised:\n{exc}"
+        ) from None
+    try:
+        _compare(comparison, c.args, answer, expected, f" ({how})")
+    except Mismatch as exc:
+        raise Mismatch(f"with the gradient arriving from a larger graph: {exc}") from None
 
 
 def _compare(comparison: Comparison, args: Any, answer: Any, expected: Any, how: str) -> None:

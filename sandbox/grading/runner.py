@@ -164,11 +164,16 @@ def _failure(exc: Exception, visible: bool) -> str:
     return f"the check could not use your answer ({type(exc).__name__}{shown})"
 
 
-def _spread(c: Case) -> bool:
-    """Whether a case's first tensor spans two dims of size > 1: the shapes on which a
-    .view() of a non-contiguous gradient can fail, so each gets the incoming-gradient check."""
+def _incoming(draw: Draw, c: Case) -> tuple[str, ...]:
+    """The layouts a gradient test's case checks its backward with again (gradcheck.INCOMING):
+    both on the second case; the non-contiguous one (the same grad_output, no new reference
+    call) on every other case whose first tensor spans two dims of size > 1, the shapes on
+    which a .view() of a non-contiguous gradient can fail."""
+    if draw.case == 1:
+        return ("strided", "expanded")
     first = next((a for a in c.args if isinstance(a, torch.Tensor)), None)
-    return first is not None and sum(n > 1 for n in first.shape) >= 2
+    spread = first is not None and sum(n > 1 for n in first.shape) >= 2
+    return ("strided",) if spread else ()
 
 
 def _shapes(c: Case) -> str:
@@ -217,7 +222,7 @@ def _check_case(g: Grading, test: Test, c: Case, draw: Draw) -> None:
             test.options,
             draw.generator,
             test.visible,
-            incoming=draw.case == 1 or _spread(c),
+            incoming=_incoming(draw, c),
         )
         return
     expected = _expected(g, test, c)
