@@ -18,10 +18,10 @@ import resource
 import select
 import signal
 import traceback
-from dataclasses import dataclass
 from pathlib import Path
 
 from sandbox import seccomp, user_code
+from sandbox.jail_spec import JailSpec
 from sandbox.mounts import build_root, check
 
 _libc = ctypes.CDLL(None, use_errno=True)
@@ -41,31 +41,6 @@ PR_SET_PDEATHSIG, PR_SET_DUMPABLE, PR_CAPBSET_DROP = 1, 4, 24
 SETUP_FAILED = 126
 HOSTNAME = b"sandbox"  # the jail's UTS namespace: nothing of the host's name
 IDLE_NICE = 19  # the lowest priority a process can have
-
-
-@dataclass(frozen=True)
-class JailSpec:
-    """Everything the jailed process needs, sent by the worker through the zygote."""
-
-    root_dir: str  # an empty host directory the new root is mounted on
-    uid: int  # unprivileged user and group the code runs as
-    init_uid: int  # another one for the jail's PID 1, so the code cannot signal or limit it
-    tmp_mb: int
-    cpu_seconds: float
-    threads: int
-    cgroup_procs: list[str]
-    # [path as the zygote sees it, where the jail sees it], each read-only (neutral.py).
-    binds: list[list[str]]
-    cuda: bool = False
-    gpu_memory_fraction: float = 0.5
-    # The sealed compile cache (compile_cache.py), seen through an overlay; None: the run
-    # starts from an empty cache. With warm, it is the trusted step's own writable folder.
-    compile_cache: str | None = None
-    warm: bool = False
-    # What the jail's last process runs: "run" (the code as a sample), or one side of a
-    # graded run (sandbox/README.md, "Grading"): "learner" (the code, answering the
-    # grader's requests) or "grader" (the exercise's tests; the code's source is data).
-    role: str = "run"
 
 
 def supervise(

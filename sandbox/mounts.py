@@ -11,13 +11,10 @@ import os
 import stat
 import subprocess
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from sandbox.compile_cache import JAIL_CACHE, JAIL_SCRATCH
+from sandbox.jail_spec import JailSpec
 from sandbox.neutral import SYSTEM_PATHS
-
-if TYPE_CHECKING:
-    from sandbox.jail import JailSpec
 
 _libc = ctypes.CDLL(None, use_errno=True)
 

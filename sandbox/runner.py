@@ -10,7 +10,7 @@ import time
 from dataclasses import dataclass, field
 
 from sandbox.cgroups import CgroupTree, RunCgroup
-from sandbox.jail import JailSpec
+from sandbox.jail_spec import JailSpec
 from sandbox.output import OutputStreams
 from sandbox.protocol import Emit, Limits, RunResult, Started, StopReason, Verdict
 from sandbox.unix_sockets import MAX_UNIX_SOCKETS, POLL_SECONDS, UnixSocketCount

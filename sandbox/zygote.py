@@ -23,7 +23,8 @@ import sys
 import time
 from types import ModuleType
 
-from sandbox.jail import JailSpec, supervise
+from sandbox.jail import supervise
+from sandbox.jail_spec import JailSpec
 from sandbox.mounts import gpu_count, gpu_library_dirs
 from sandbox.zygote_client import NVML_CHECK
 

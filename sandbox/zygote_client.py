@@ -12,7 +12,7 @@ import time
 from dataclasses import asdict
 from pathlib import Path
 
-from sandbox.jail import JailSpec
+from sandbox.jail_spec import JailSpec
 
 READY_TIMEOUT_SECONDS = 180
 

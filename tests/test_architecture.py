@@ -127,6 +127,47 @@ def test_no_module_is_over_300_lines() -> None:
     assert long == []
 
 
+def import_graph(packages: tuple[str, ...]) -> dict[str, set[str]]:
+    """module -> the project modules it imports, every import counted (those under
+    TYPE_CHECKING and inside functions too). `from pkg import sub` counts as pkg.sub alone."""
+    paths = {module_name(p): p for package in packages for p in modules(package)}
+    graph = {}
+    for name, path in paths.items():
+        deps = {i for i in imports_of(path) if i in paths and i != name}
+        graph[name] = {
+            d
+            for d in deps
+            if not (paths[d].name == "__init__.py" and any(o.startswith(d + ".") for o in deps))
+        }
+    return graph
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The groups of modules that import each other, directly or round a loop."""
+    reach = {name: set(deps) for name, deps in graph.items()}
+    changed = True
+    while changed:  # transitive closure: small graphs, a few passes
+        changed = False
+        for deps in reach.values():
+            more = set().union(*(reach.get(d, set()) for d in deps)) - deps
+            if more:
+                deps |= more
+                changed = True
+    groups = {frozenset({n} | {d for d in reach[n] if n in reach.get(d, set())}) for n in reach}
+    return sorted(sorted(g) for g in groups if len(g) > 1)
+
+
+def test_no_module_imports_one_that_imports_it_back() -> None:
+    """No import cycles anywhere in app/ or sandbox/, not even for type hints: a module that
+    needs another's type either sits above it or meets it in a module below both (as
+    sandbox/jail_spec.py, or the agent's upkeep.Upkept)."""
+    assert cycles(import_graph(("app", "sandbox"))) == []
+
+
+def test_a_cycle_is_seen() -> None:
+    assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+
+
 def test_the_rules_catch_a_forbidden_import(tmp_path: Path) -> None:
     """The walker itself: a service importing FastAPI is seen."""
     sample = tmp_path / "bad.py"

@@ -23,7 +23,6 @@ import secrets
 import socket
 from collections import Counter
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
 
 from redis.asyncio import Redis
 from redis.exceptions import RedisError
@@ -31,6 +30,7 @@ from redis.exceptions import RedisError
 from app.agent import upkeep
 from app.agent.executors import Executor
 from app.agent.metrics import AgentMetrics
+from app.agent.upkeep import Held
 from app.logs import bound
 from app.runqueue.fleet import (
     CANCELLED_WAITING,
@@ -60,14 +60,6 @@ log = logging.getLogger("backprop.agent")
 MAX_DELIVERIES = 2  # the first, and one more when the first never started the run
 UNREPORTED_SLOTS = 2  # taken at once when neither the worker nor the command line says
 HELD_BACK_SECONDS = 0.25  # how often jobs are looked for while only capped owners' wait
-
-
-@dataclass
-class Held:
-    """A run this agent has handed to its worker."""
-
-    delivery: Delivery
-    cancel: asyncio.Event = field(default_factory=asyncio.Event)
 
 
 class Agent:

@@ -1,25 +1,64 @@
 """An agent's upkeep beside its runs: its heartbeat (what it offers, and its worker's state),
-its runs' leases, and watching for runs to stop (cancelled, or their delivery revoked)."""
+its runs' leases, and watching for runs to stop (cancelled, or their delivery revoked).
+
+It sees the agent through `Upkept`, the part of it the upkeep reads and sets, so that this
+module sits below agent.py and never imports it."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
 import logging
-from typing import TYPE_CHECKING
+from dataclasses import dataclass, field
+from typing import Protocol
 
+from redis.asyncio import Redis
 from redis.exceptions import RedisError
 
+from app.agent.executors import Executor
+from app.agent.metrics import AgentMetrics
 from app.runqueue.fleet import jobs, keys, liveness
-
-if TYPE_CHECKING:
-    from app.agent.agent import Agent
+from app.runqueue.fleet.jobs import Delivery
+from app.runqueue.fleet.queue import FleetTiming
+from sandbox.protocol import WorkerStatus
 
 log = logging.getLogger("backprop.agent")
 WATCH_SECONDS = 0.25  # how often cancels are looked for (a cancel takes about this long)
 
 
-def say_capacity(agent: Agent) -> None:
+@dataclass
+class Held:
+    """A run the agent has handed to its worker."""
+
+    delivery: Delivery
+    cancel: asyncio.Event = field(default_factory=asyncio.Event)
+
+
+class Upkept(Protocol):
+    """What the upkeep reads and sets of an agent (agent.py's Agent)."""
+
+    redis: Redis
+    executor: Executor
+    pool: str
+    slots: int | None
+    timing: FleetTiming
+    metrics: AgentMetrics
+    agent_id: str
+    worker: WorkerStatus
+    held: dict[str, Held]
+    changed: asyncio.Event
+    stopping: bool
+
+    @property
+    def ready(self) -> bool: ...
+
+    @property
+    def capacity(self) -> int: ...
+
+    def info(self) -> liveness.AgentInfo: ...
+
+
+def say_capacity(agent: Upkept) -> None:
     runs_at_once = agent.worker.slots.get(agent.pool)
     if agent.slots and runs_at_once is not None and agent.slots > runs_at_once:
         log.warning(
@@ -33,7 +72,7 @@ def say_capacity(agent: Agent) -> None:
         log.info("worker ready: taking up to %d %s runs at once", agent.capacity, agent.pool)
 
 
-async def beat_forever(agent: Agent) -> None:
+async def beat_forever(agent: Upkept) -> None:
     """Ask the worker its state, advertise the agent and renew its runs' leases, every
     heartbeat until the agent stops."""
     while not agent.stopping:
@@ -56,7 +95,7 @@ async def beat_forever(agent: Agent) -> None:
         await asyncio.sleep(agent.timing.heartbeat_seconds)
 
 
-async def watch(agent: Agent) -> None:
+async def watch(agent: Upkept) -> None:
     """Stop runs that were cancelled, or whose delivery the database refused."""
     while not agent.stopping:
         await asyncio.sleep(min(WATCH_SECONDS, agent.timing.heartbeat_seconds))
