@@ -5,13 +5,16 @@ fails here whether or not any test exercises it."""
 from __future__ import annotations
 
 import ast
+import re
+import statistics
 from pathlib import Path
 
 import pytest
 
 from app.settings import PROJECT_ROOT
 
-MAX_MODULE_LINES = 300
+MAX_MODULE_LINES = 300  # above it, docs/architecture.md says why ("Module size")
+MEDIAN_MODULE_LINES = 150
 # Generated Alembic revisions are exempt from the size rule.
 SIZE_EXEMPT = ("app/migrations/",)
 
@@ -117,14 +120,42 @@ def test_the_importer_and_web_layer_stay_below_the_routes() -> None:
     assert violations("app/web", ("app.routes", "app.deps", "app.main")) == []
 
 
-def test_no_module_is_over_300_lines() -> None:
-    long = []
+def module_lines() -> dict[str, int]:
+    found = {}
     for path in [*modules("app"), *modules("sandbox")]:
         rel = path.relative_to(PROJECT_ROOT).as_posix()
-        lines = len(path.read_text(encoding="utf-8").splitlines())
-        if lines > MAX_MODULE_LINES and not rel.startswith(SIZE_EXEMPT):
-            long.append((rel, lines))
-    assert long == []
+        if not rel.startswith(SIZE_EXEMPT):
+            found[rel] = len(path.read_text(encoding="utf-8").splitlines())
+    return found
+
+
+def listed_as_long(text: str) -> dict[str, str]:
+    """docs/architecture.md's "Module size" list: `- `path`: why it stays whole`."""
+    section = text.split("## Module size", 1)[1].split("\n## ", 1)[0]
+    pairs = re.findall(r"^- `([^`]+)`: (.+)$", section, flags=re.M)
+    return {path: why.strip() for path, why in pairs}
+
+
+def test_a_module_over_300_lines_is_listed_with_its_reason() -> None:
+    """The cap is a guard for outliers: a longer module says in docs/architecture.md why it
+    stays whole, and a listed one that shrank (or went) comes off the list."""
+    doc = (PROJECT_ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
+    listed = listed_as_long(doc)
+    lines = module_lines()
+    long = {rel for rel, n in lines.items() if n > MAX_MODULE_LINES}
+    assert long - set(listed) == set(), "over 300 lines, not listed in docs/architecture.md"
+    assert set(listed) - long == set(), "listed in docs/architecture.md, no longer over 300"
+
+
+def test_the_median_module_stays_small() -> None:
+    assert statistics.median(module_lines().values()) <= MEDIAN_MODULE_LINES
+
+
+def test_the_list_of_long_modules_is_read() -> None:
+    text = (
+        "## Module size\n\n- `app/a.py`: one table\n- `app/b.py`: one walk\n\n## Next\n- `x`: y\n"
+    )
+    assert listed_as_long(text) == {"app/a.py": "one table", "app/b.py": "one walk"}
 
 
 def import_graph(packages: tuple[str, ...]) -> dict[str, set[str]]:
