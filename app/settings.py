@@ -30,7 +30,8 @@ class Environment(StrEnum):
 
 
 class Settings(BaseSettings):
-    """Every setting, its default and what it is for. `/docs` and the README list these."""
+    """Every setting, its default and what it is for; `/docs` and docs/configuration.md list
+    them."""
 
     model_config = SettingsConfigDict(env_file=None, extra="ignore")
     _generated_key: str | None = PrivateAttr(None)  # resolved_secret_key's, once read

@@ -1,6 +1,6 @@
 """Every lab of content/labs run as written in the sandbox, on each backend this host has:
 one row per compared case with the harness's own figures (medians, spread, verdict, compile
-time and cache). Prints a Markdown table; the README's lab figures come from it.
+time and cache). Prints a Markdown table; docs/performance.md's lab figures come from it.
 
     sudo .venv/bin/python bench/labs.py [--backend cpu|cuda|all] [--warm] [--only 01,03]
 

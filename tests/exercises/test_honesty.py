@@ -57,7 +57,8 @@ def test_every_mutant_fails_a_hidden_test_on_every_seed(
 
 # The same matrix with the learner's side on the GPU, for every exercise that offers the CUDA
 # backend: the reference passes within the tolerances stated for CUDA, and every mutant still
-# fails a hidden test there. Skipped where torch sees no GPU (CI); the README says where these ran.
+# fails a hidden test there. Skipped where torch sees no GPU (CI); docs/sandbox-and-grading.md
+# says where these ran.
 def _on_the_gpu(slug: str, loaded: dict[str, Exercise]) -> Exercise:
     import torch
 

@@ -1,7 +1,7 @@
 """The CUDA backend on a host with an NVIDIA GPU: runs reach the GPU, what isolates them from
 each other and from the host holds, and nothing of a run stays on the GPU after it. Skipped
-where the worker has no CUDA backend (every CI machine so far); the README says where and
-when these ran on a GPU."""
+where the worker has no CUDA backend (every CI machine so far); docs/sandbox-and-grading.md
+says where and when these ran on a GPU."""
 
 from __future__ import annotations
 

@@ -108,7 +108,7 @@ def test_the_jailed_grader_and_the_trusted_runner_agree(worker: WorkerHandle) ->
 
 
 # The learner's jail on the GPU (the grader's stays on the CPU): skipped where the worker has
-# no CUDA backend; the README says where these ran.
+# no CUDA backend; docs/sandbox-and-grading.md says where these ran.
 GPU_SAMPLE = ["stable-softmax", "gelu-autograd-function", "adamw-bias-correction", "lora-linear"]
 
 
