@@ -123,8 +123,8 @@ def reference_errors(
                                 high = drive(reference, test.target, upcast_case(c))
                         high = cast_like(high, low)
                     except (LearnerError, ValueError, RuntimeError, TypeError) as exc:
-                        # A reference that cannot run in float64 (a module of float32
-                        # parameters, a dtype it checks): reported, not measured.
+                        # A reference that cannot run in float64 (a dtype it checks, a
+                        # tensor it builds with a fixed dtype): reported, not measured.
                         yield CaseError(test.name, index, seed, 0.0, str(exc)[:200] or "error")
                         continue
                     ratio = _worst(low, high, tolerances, test.options.get("tol", 1.0))

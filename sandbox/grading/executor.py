@@ -92,10 +92,10 @@ class Executor:
         """Move tensors to this process's device and swap references for their objects."""
         if isinstance(value, torch.Tensor):
             moved = value.detach().to(self.device)
-            if self.strided and moved.dim() >= 2 and moved.numel() > 1:
+            if self.strided and moved.dim() >= 2:
                 # As a caller's transposed or sliced tensor arrives: the same values, in a
                 # non-contiguous layout (a .view() of it raises, as it would for them).
-                moved = moved.mT.contiguous().mT
+                moved = _non_contiguous(moved)
             wants_grad = self.grad_inputs and moved.is_floating_point()
             moved = moved.requires_grad_(value.requires_grad or wants_grad)
             self.arrived.append((where, moved))
@@ -224,6 +224,19 @@ def _aliased(payload: dict[str, Any]) -> dict[str, Any]:
     return {**payload, "args": tuple(args)}
 
 
+def _non_contiguous(t: torch.Tensor) -> torch.Tensor:
+    """The same values in a layout no fresh tensor has: column-major from 2 dims (a .view()
+    across dims raises, as for a transposed caller's tensor), every other element of a
+    buffer twice as long for 1 dim (as a sliced one). The one definition both the arguments'
+    and a grad_output's non-contiguous default checks use."""
+    if t.numel() < 2:
+        return t
+    if t.dim() >= 2:
+        dims = list(reversed(range(t.dim())))
+        return t.permute(dims).contiguous().permute(dims)
+    return torch.stack([t, torch.zeros_like(t)], dim=-1)[..., 0]
+
+
 def _incoming(grad: Any, layout: Any) -> Any:
     """A grad_output as a larger graph hands it on (a default check): "strided", the same
     values in a non-contiguous layout (as after a transpose or a slice downstream);
@@ -231,11 +244,8 @@ def _incoming(grad: Any, layout: Any) -> Any:
     that calls .view() on it, or writes into it, fails as it would in a real model."""
     if not isinstance(grad, torch.Tensor) or grad.numel() < 2:
         return grad
-    if layout == "strided" and grad.dim() >= 2:
-        dims = list(reversed(range(grad.dim())))  # column-major: a .view() across dims fails
-        return grad.permute(dims).contiguous().permute(dims)
     if layout == "strided":
-        return torch.stack([grad, torch.zeros_like(grad)], dim=-1)[..., 0]
+        return _non_contiguous(grad)
     if layout == "expanded":
         return grad.reshape(-1)[:1].reshape([1] * grad.dim()).expand(grad.shape)
     return grad

@@ -164,7 +164,7 @@ def _failure(exc: Exception, visible: bool) -> str:
     return f"the check could not use your answer ({type(exc).__name__}{shown})"
 
 
-def _incoming(draw: Draw, c: Case) -> tuple[str, ...]:
+def _incoming_layouts(draw: Draw, c: Case) -> tuple[str, ...]:
     """The layouts a gradient test's case checks its backward with again (gradcheck.INCOMING):
     both on the second case; the non-contiguous one (the same grad_output, no new reference
     call) on every other case whose first tensor spans two dims of size > 1, the shapes on
@@ -222,7 +222,7 @@ def _check_case(g: Grading, test: Test, c: Case, draw: Draw) -> None:
             test.options,
             draw.generator,
             test.visible,
-            incoming=_incoming(draw, c),
+            incoming=_incoming_layouts(draw, c),
         )
         return
     expected = _expected(g, test, c)
