@@ -14,14 +14,15 @@ from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
 from app import logs, migrate
+from app.accounts import accounts, recovery
 from app.agent import cli as agent_cli
 from app.db import make_engine
 from app.domain import DomainError
+from app.exercises import exercise_stats
 from app.importer import ContentError, bank, import_content
 from app.importer.similar import THRESHOLD as SIMILAR_THRESHOLD
 from app.importer.similar import near_duplicates
 from app.serve import serve
-from app.services import accounts, exercise_stats, recovery
 from app.settings import Settings
 
 

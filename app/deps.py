@@ -17,16 +17,17 @@ from sqlalchemy import Connection
 from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
+from app.accounts.accounts import AccountGuards
 from app.db import close_off_loop
 from app.domain import Identity, LearnerScope, NotAllowed, SignInRequired
 from app.models import User
+from app.platform import learners
+from app.platform.ratelimit import RunLimiter
+from app.progress.visit_writer import VisitWriter
 from app.runqueue import RunQueue
-from app.services import learners, review
-from app.services.accounts import AccountGuards
-from app.services.ratelimit import RunLimiter
-from app.services.stream_slots import StreamSlots
-from app.services.visit_writer import VisitWriter
+from app.runs.stream_slots import StreamSlots
 from app.settings import Settings
+from app.study import review
 from app.web import identity as web_identity
 from app.web.cookies import VISITOR_COOKIE
 

@@ -227,3 +227,8 @@ def wait_in_words(seconds: float) -> str:
     """'40 s' or '3 minutes': how long a limit asks someone to wait."""
     whole = max(1, math.ceil(seconds))
     return f"{whole} s" if whole < 120 else f"{math.ceil(whole / 60)} minutes"
+
+
+# An edited sample or exercise kept as a draft: well over any sample, under the request body
+# limit.
+MAX_DRAFT_CHARACTERS = 50_000

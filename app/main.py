@@ -16,48 +16,36 @@ from fastapi.openapi.docs import get_swagger_ui_html
 from fastapi.responses import HTMLResponse
 
 from app import migrate
+from app.accounts.accounts import AccountGuards
+from app.accounts.passwords import PasswordChecks
+from app.accounts.routes import accounts, me, recovery
+from app.admin.fleet import FleetKeeper
+from app.admin.routes import admin, metrics
 from app.db import HANDLER_THREADS, DatabaseClock, make_engine, startup_lock
 from app.deps import AppState
+from app.exercises import exercise_review
+from app.exercises.routes import admin_exercises, coding, coding_api, exercises, exercises_api
 from app.importer import import_content
-from app.routes import (
-    accounts,
-    admin,
-    admin_exercises,
-    api,
-    coding,
-    coding_api,
-    dashboard,
-    exercises,
-    exercises_api,
-    item_list,
-    item_page,
-    labs_api,
-    me,
-    metrics,
-    mock,
-    pages,
-    quizzes,
-    quizzes_api,
-    recovery,
-    review_api,
-    runs,
-    study,
-)
+from app.interview.routes import mock, quizzes, review_api
+from app.labs import labs
+from app.labs.routes import labs_api
+from app.library import content_cache
+from app.library.routes import api
+from app.platform.limit_store import HitStore
+from app.platform.ratelimit import AccountLimits, RunLimiter
+from app.progress import run_practice
+from app.progress.visit_writer import VisitWriter
+from app.reader.routes import dashboard, item_list, item_page, pages, study
 from app.runqueue import RunQueue
 from app.runqueue.fake import FakeRunQueue
 from app.runqueue.fleet.queue import FleetTiming, RedisRunQueue
 from app.runqueue.local import LocalRunQueue
-from app.services import content_cache
-from app.services.accounts import AccountGuards
-from app.services.fleet import FleetKeeper
-from app.services.limit_store import HitStore
-from app.services.orphans import end_orphans, sweep_forever
-from app.services.passwords import PasswordChecks
-from app.services.ratelimit import AccountLimits, RunLimiter
-from app.services.runs import RunRecorder
-from app.services.stream_slots import StreamSlots
-from app.services.visit_writer import VisitWriter
+from app.runs.orphans import end_orphans, sweep_forever
+from app.runs.routes import runs
+from app.runs.runs import RunEnded, RunRecorder
+from app.runs.stream_slots import StreamSlots
 from app.settings import RunQueueKind, Settings
+from app.study.routes import quizzes_api
 from app.web.body_limit import BodyLimit
 from app.web.compression import CompressDynamic
 from app.web.cookies import RequestCookies
@@ -68,6 +56,14 @@ from app.web.static import VersionedStaticFiles, precompress
 from app.web.templating import STATIC_DIR, asset_url, compile_all
 
 log = logging.getLogger("backprop")
+# What a run's end means to the features above the runs, in this order, in the transaction
+# that stores its outcome: practice counted on the day and its items, the exercise's
+# re-solving card, a lab's measurements.
+RUN_ENDED: tuple[RunEnded, ...] = (
+    run_practice.count_practice,
+    exercise_review.record_solve,
+    labs.record,
+)
 SWAGGER = "vendor/swagger-ui-5.35.0"
 # The garbage collector looks at its youngest objects when their count passes this. At
 # CPython's default, 700, the objects of the pages in flight (32 at once under load, a few
@@ -114,7 +110,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         settings=settings,
         clock=DatabaseClock(engine),
         engine=engine,
-        run_queue=make_run_queue(settings, RunRecorder(engine)),
+        run_queue=make_run_queue(settings, RunRecorder(engine, on_end=RUN_ENDED)),
         run_limiter=limiter,
         stream_slots=StreamSlots(hits, settings.streams_per_visitor),
         account_guards=AccountGuards(

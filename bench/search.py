@@ -1,13 +1,13 @@
 """What a library search costs, measured in process: the search itself (`find`, as the
 library calls it) and the whole answer to the search box (`GET /items?q=…` as htmx asks for
 it, the results fragment rendered). Prints a table per kind of query. A query's first search
-after an import is worked out and kept (app/services/content_cache.py); the ones after it,
+after an import is worked out and kept (app/library/content_cache.py); the ones after it,
 as search-as-you-type repeats them, are answered from what was kept: both are shown.
 
     .venv/bin/python bench/search.py [--rounds 30]
     .ci/postgres .venv/bin/python bench/search.py      # the same on PostgreSQL
 
-SQLite searches with FTS5; PostgreSQL with the ranked ILIKE fallback (app/services/search.py).
+SQLite searches with FTS5; PostgreSQL with the ranked ILIKE fallback (app/library/search.py).
 The database is a fresh one with all content (as bench/run_admission.py makes it). Queries
 take turns round by round, after the first round (the first searches), so a noisy moment
 spreads over all.
@@ -26,8 +26,8 @@ from sqlalchemy.engine import make_url
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from app.db import make_engine
-from app.services.items import ItemFilter
-from app.services.search import find
+from app.library.items import ItemFilter
+from app.library.search import find
 from bench.run_admission import app_in_process
 
 # Queries as learners type them, by kind.

@@ -59,7 +59,107 @@ def violations(package: str, forbidden: tuple[str, ...], *, allow: tuple[str, ..
     return sorted(set(bad))
 
 
-WEB = ("fastapi", "starlette", "app.web", "app.routes", "app.deps", "app.main", "app.schemas")
+# The features, lowest first: each may use those before it, never one after it (the map in
+# docs/architecture.md draws the same order). Shared plumbing sits below them all.
+FEATURES = (
+    "library",
+    "runs",
+    "labs",
+    "exercises",
+    "progress",
+    "study",
+    "interview",
+    "reader",
+    "accounts",
+    "admin",
+)
+# Rules every feature shares (learner resolution, rate limits), at the services' level.
+PLATFORM = "app.platform"
+PLUMBING = ("app.db", "app.models", "app.settings", "app.logs", "app.metrics", "app.prepared")
+FEATURE_PACKAGES = tuple(f"app.{f}" for f in FEATURES)
+WEB = ("fastapi", "starlette", "app.web", "app.deps", "app.main")
+
+
+def feature_of(name: str) -> str | None:
+    parts = name.split(".")
+    return parts[1] if len(parts) > 1 and parts[0] == "app" and parts[1] in FEATURES else None
+
+
+def layer_of(name: str) -> str:
+    """'routes', 'schemas' or 'services' for a module of a feature (by its sub-package)."""
+    parts = name.split(".")
+    return parts[2] if len(parts) > 2 and parts[2] in ("routes", "schemas") else "services"
+
+
+def is_web(name: str) -> bool:
+    """Whether an imported name belongs to the HTTP side: the frameworks, the web edge, or a
+    feature's routes or schemas."""
+    if any(name == w or name.startswith(w + ".") for w in WEB):
+        return True
+    return feature_of(name) is not None and layer_of(name) != "services"
+
+
+def feature_modules() -> list[Path]:
+    return [p for f in FEATURES for p in modules(f"app/{f}")]
+
+
+def upward_imports() -> list[tuple[str, str]]:
+    """(module, import) pairs where a feature uses one declared above it."""
+    rank = {f: i for i, f in enumerate(FEATURES)}
+    bad = []
+    for path in feature_modules():
+        own = feature_of(module_name(path))
+        for name in imports_of(path):
+            other = feature_of(name)
+            if own and other and rank[other] > rank[own]:
+                bad.append((module_name(path), name))
+    return sorted(set(bad))
+
+
+def test_every_package_of_the_app_is_a_feature_or_shared_plumbing() -> None:
+    """A new folder under app/ takes a place in the declared order (or among the plumbing)."""
+    shared = {"agent", "importer", "migrations", "models", "platform", "runqueue", "web"}
+    folders = {p.name for p in (PROJECT_ROOT / "app").iterdir() if (p / "__init__.py").exists()}
+    assert folders - shared == set(FEATURES)
+
+
+def test_a_feature_uses_only_the_features_below_it() -> None:
+    assert upward_imports() == []
+
+
+def test_inside_a_feature_services_never_import_the_web_side() -> None:
+    """routes -> schemas -> services -> models: a service is plain Python over a session."""
+    bad = []
+    for path in [*feature_modules(), *modules("app/platform")]:
+        name = module_name(path)
+        if feature_of(name) is None or layer_of(name) == "services":
+            bad += [(name, i) for i in imports_of(path) if is_web(i)]
+    assert sorted(set(bad)) == []
+
+
+def test_schemas_never_import_routes() -> None:
+    bad = []
+    for path in feature_modules():
+        name = module_name(path)
+        if layer_of(name) == "schemas":
+            bad += [
+                (name, i) for i in imports_of(path) if feature_of(i) and layer_of(i) == "routes"
+            ]
+    assert bad == []
+
+
+def test_the_declared_order_is_the_one_the_map_draws() -> None:
+    doc = (PROJECT_ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
+    drawn = re.findall(r"^\| \d+ \| `app/(\w+)/`", doc, flags=re.M)
+    assert tuple(drawn) == FEATURES
+
+
+def test_the_rules_see_an_upward_import() -> None:
+    assert feature_of("app.exercises.routes.coding") == "exercises"
+    assert layer_of("app.exercises.routes.coding") == "routes"
+    assert layer_of("app.exercises.hints") == "services"
+    assert is_web("app.study.schemas") and not is_web("app.study.quizzes")
+    assert feature_of("app.platform.learners") is None
 
 
 def test_domain_imports_nothing_of_the_app() -> None:
@@ -78,13 +178,13 @@ def test_domain_imports_nothing_of_the_app() -> None:
     ],
 )
 def test_models_db_and_settings_import_no_layer_above_them(base: str) -> None:
-    above = ("app.services", "app.runqueue", "app.importer", *WEB)
+    above = (*FEATURE_PACKAGES, PLATFORM, "app.runqueue", "app.importer", *WEB)
     names = imports_of(PROJECT_ROOT / base)
     assert [n for n in names if any(n == a or n.startswith(a + ".") for a in above)] == []
 
 
-def test_services_never_import_the_web_layer() -> None:
-    assert violations("app/services", WEB) == []
+def test_shared_rules_use_no_feature() -> None:
+    assert violations("app/platform", (*FEATURE_PACKAGES, *WEB)) == []
 
 
 def test_the_run_queue_imports_only_the_sandbox_protocol() -> None:
@@ -97,7 +197,14 @@ def test_the_run_queue_imports_only_the_sandbox_protocol() -> None:
 def test_the_runner_agent_imports_no_database_services_or_web_code() -> None:
     """An agent runs on a worker host with no database credentials: it speaks Redis and the
     worker's socket, through the run queue's fleet modules."""
-    forbidden = ("app.db", "app.models", "app.services", "app.settings", "app.importer")
+    forbidden = (
+        "app.db",
+        "app.models",
+        "app.settings",
+        *FEATURE_PACKAGES,
+        PLATFORM,
+        "app.importer",
+    )
     assert violations("app/agent", (*forbidden, "sqlalchemy", "sqlmodel", *WEB)) == []
     allowed = ("app.agent", "app.runqueue", "app.logs")  # logs: its lines carry the run id
     assert violations("app/agent", ("app",), allow=allowed) == []
@@ -105,9 +212,15 @@ def test_the_runner_agent_imports_no_database_services_or_web_code() -> None:
 
 def test_a_route_never_imports_another_route() -> None:
     bad = []
-    for path in modules("app/routes"):
+    for path in feature_modules():
         own = module_name(path)
-        bad += [(own, n) for n in imports_of(path) if n.startswith("app.routes.") and n != own]
+        if layer_of(own) == "routes":
+            bad += [
+                (own, n)
+                for n in imports_of(path)
+                if layer_of(n) == "routes" and feature_of(n)
+                if not own.startswith(n)  # its own package
+            ]
     assert bad == []
 
 
@@ -116,8 +229,9 @@ def test_the_sandbox_imports_nothing_of_the_app() -> None:
 
 
 def test_the_importer_and_web_layer_stay_below_the_routes() -> None:
-    assert violations("app/importer", WEB) == []
-    assert violations("app/web", ("app.routes", "app.deps", "app.main")) == []
+    routes = tuple(f"app.{f}.routes" for f in FEATURES)
+    assert violations("app/importer", (*WEB, *FEATURE_PACKAGES)) == []
+    assert violations("app/web", (*routes, "app.deps", "app.main")) == []
 
 
 def module_lines() -> dict[str, int]:
@@ -202,5 +316,5 @@ def test_a_cycle_is_seen() -> None:
 def test_the_rules_catch_a_forbidden_import(tmp_path: Path) -> None:
     """The walker itself: a service importing FastAPI is seen."""
     sample = tmp_path / "bad.py"
-    sample.write_text("from fastapi import Request\nimport app.routes.pages\n")
-    assert {"fastapi", "fastapi.Request", "app.routes.pages"} <= imports_of(sample)
+    sample.write_text("from fastapi import Request\nimport app.reader.routes.pages\n")
+    assert {"fastapi", "fastapi.Request", "app.reader.routes.pages"} <= imports_of(sample)

@@ -19,8 +19,9 @@ import ast
 from pathlib import Path
 
 from app.settings import PROJECT_ROOT
+from tests.test_architecture import FEATURES
 
-WALKED = ("app/routes", "app/deps.py", "app/web", "app/services")
+WALKED = ("app/deps.py", "app/web", *(f"app/{f}" for f in (*FEATURES, "platform")))
 DATABASE_NAMES = frozenset({"engine", "session", "connection", "conn", "scope", "learner"})
 # In the middleware of app/web, `scope` is the ASGI scope, never a learner's.
 ASGI_NAMES = DATABASE_NAMES - {"scope"}

@@ -1,6 +1,6 @@
 """Tables, by concern. Import from here: `from app.models import Item, Run`."""
 
-from app.models.base import utcnow
+from app.models.base import aware, utcnow
 from app.models.coding import CodingRound
 from app.models.content import (
     Choice,
@@ -67,5 +67,6 @@ __all__ = [
     "SolutionReveal",
     "Topic",
     "User",
+    "aware",
     "utcnow",
 ]

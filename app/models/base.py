@@ -7,3 +7,8 @@ from datetime import UTC, datetime
 
 def utcnow() -> datetime:
     return datetime.now(UTC)
+
+
+def aware(moment: datetime) -> datetime:
+    """SQLite gives back naive datetimes; every time here is UTC."""
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)

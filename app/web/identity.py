@@ -12,10 +12,10 @@ from sqlalchemy import Connection
 from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
+from app.accounts import credentials as credentials_service
+from app.accounts.credentials import Owner
 from app.domain import CsrfRefused, Identity
 from app.models import User
-from app.services import credentials as credentials_service
-from app.services.credentials import Owner
 from app.web.cookies import SESSION_COOKIE, VISITOR_COOKIE, csrf_matches, visitor_key
 
 CSRF_HEADER = "X-CSRF-Token"

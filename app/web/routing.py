@@ -1,4 +1,4 @@
-"""Routes the app declares without FastAPI's endpoint handling (see app/routes/item_page.py)."""
+"""Routes the app declares without FastAPI's endpoint handling (app/reader/routes/item_page.py)."""
 
 from __future__ import annotations
 

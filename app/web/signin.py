@@ -1,5 +1,5 @@
 """Signing a browser in: the session cookie, carrying the guest's data into the account,
-and where to go next. Shared by sign-in, sign-up and recovery (app/routes)."""
+and where to go next. Shared by sign-in, sign-up and recovery (app/accounts/routes)."""
 
 from __future__ import annotations
 
@@ -9,11 +9,11 @@ from fastapi import Form, Request
 from fastapi.responses import RedirectResponse, Response
 from sqlmodel import Session
 
+from app.accounts import accounts, merge
+from app.accounts.passwords import MAX_PASSWORD_LENGTH
 from app.domain import DomainError, Identity
 from app.models import User
-from app.services import accounts, learners
-from app.services.passwords import MAX_PASSWORD_LENGTH
-from app.services.visit_writer import VisitWriter
+from app.progress.visit_writer import VisitWriter
 from app.settings import Settings
 from app.web.cookies import SESSION_COOKIE
 from app.web.templating import render
@@ -73,7 +73,7 @@ def signed_in(
     if identity.session_token:
         accounts.end_session(session, identity.session_token)
     assert user.id is not None
-    learners.carry_guest_into_account(session, visitor=identity.visitor, user_id=user.id)
+    merge.carry_guest_into_account(session, visitor=identity.visitor, user_id=user.id)
     token = accounts.start_session(session, user=user, days=settings.session_days)
     session.commit()
     response = response or RedirectResponse(target, status_code=303)

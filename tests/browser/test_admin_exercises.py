@@ -11,7 +11,7 @@ from fastapi import FastAPI
 from playwright.sync_api import Browser
 from sqlmodel import Session
 
-from app.services import accounts
+from app.accounts import accounts
 from tests.browser.conftest import ARTIFACTS
 from tests.browser.test_accessibility import AXE, SIZES, _serious
 from tests.support.submissions import REFORMATTED, add_submission

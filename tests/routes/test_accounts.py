@@ -20,7 +20,7 @@ from app.models import (
     RecallCheck,
     User,
 )
-from app.services import visit_writer
+from app.progress import visit_writer
 from app.settings import Settings
 from tests.support.forms import PASSWORD, csrf_token, form, sign_in, sign_up
 
@@ -440,7 +440,7 @@ def test_a_failure_while_merging_leaves_nothing_half_done(
     client.get("/items/dropout")
     form(client, "/items/dropout/bookmark", on="true")
 
-    from app.services import study
+    from app.progress import study
 
     def crash(*args: object, **kwargs: object) -> None:
         raise RuntimeError("the process died here")

@@ -1,4 +1,4 @@
-"""Authoring insight (app/routes/admin.py, app/services/authoring.py) for admins, who are
+"""Authoring insight (app/admin/routes/admin.py, app/admin/authoring.py) for admins, who are
 made with a command; everyone else is refused."""
 
 from __future__ import annotations
@@ -7,8 +7,8 @@ import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy.engine import Engine
 
+from app.admin.authoring import _point_biserial
 from app.cli import main as cli
-from app.services.authoring import _point_biserial
 from tests.support.bank import KEY_TEXT, add_bank
 from tests.support.forms import csrf_token, sign_up
 

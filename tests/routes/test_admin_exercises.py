@@ -1,4 +1,5 @@
-"""Authoring insight on the code exercises (app/routes/admin_exercises.py) for admins only:
+"""Authoring insight on the code exercises (app/exercises/routes/admin_exercises.py)
+for admins only:
 the sortable table with its flag, the same figures as JSON, and any submission the flag
 names; everyone else is refused."""
 
@@ -11,8 +12,8 @@ from fastapi.testclient import TestClient
 from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
+from app.accounts import accounts
 from app.cli import main as cli
-from app.services import accounts
 from tests.support.forms import sign_up
 from tests.support.submissions import FIXED, REFORMATTED, add_submission
 

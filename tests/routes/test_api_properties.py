@@ -21,9 +21,9 @@ from schemathesis.specs.openapi.checks import (
 from sqlmodel import Session, func, select
 from starlette.types import Receive, Scope, Send
 
+from app.accounts import accounts
 from app.main import create_app
 from app.models import ItemProgress, Learner, Run, SolutionReveal, User
-from app.services import accounts
 from app.settings import RunQueueKind, Settings
 from tests.support import databases
 from tests.support.forms import PASSWORD

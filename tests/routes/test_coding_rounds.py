@@ -1,4 +1,5 @@
-"""Coding rounds (app/routes/coding.py, coding_api.py): a coding interview on its own and a
+"""Coding rounds (app/exercises/routes/coding.py, coding_api.py): a coding interview on its own
+and a
 mock interview's coding round. The server's clock decides: a submission after the deadline
 is refused and the round ends with its last submit; hints and the solution wait for the end;
 the difficulty is hidden until then; the follow-up about the code is graded by key points."""
@@ -15,8 +16,8 @@ from fastapi.testclient import TestClient
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, col, func, select
 
+from app.exercises import coding_rounds
 from app.models import CodingRound, Exercise, ExerciseReviewEvent, Item, Run
-from app.services import mock
 from app.web.templating import breakable
 from sandbox.protocol import (
     Event,
@@ -189,11 +190,11 @@ def test_the_solution_waits_while_the_learners_round_on_it_runs(
     assert refused.status_code == 409 and "still running" in refused.json()["detail"]
     with Session(engine) as session:
         learner_id = session.exec(select(CodingRound.learner_id)).one()
-        assert mock.coding_round_open(session, learner_id, slug, now=clock.now)
-        assert not mock.coding_round_open(session, learner_id + 1, slug, now=clock.now)
-        assert not mock.coding_round_open(session, None, slug, now=clock.now)
+        assert coding_rounds.is_open(session, learner_id, slug, now=clock.now)
+        assert not coding_rounds.is_open(session, learner_id + 1, slug, now=clock.now)
+        assert not coding_rounds.is_open(session, None, slug, now=clock.now)
         later = clock.now + timedelta(minutes=20)
-        assert not mock.coding_round_open(session, learner_id, slug, now=later)
+        assert not coding_rounds.is_open(session, learner_id, slug, now=later)
 
     other = TestClient(client.app)  # another browser: its solution is not held back
     other.headers["X-CSRF-Token"] = csrf_token(other)

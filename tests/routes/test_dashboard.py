@@ -1,4 +1,5 @@
-"""The learner's overview pages (app/routes/dashboard.py): the dashboard and the notes page."""
+"""The learner's overview pages (app/reader/routes/dashboard.py): the dashboard and the
+notes page."""
 
 from __future__ import annotations
 

@@ -13,7 +13,7 @@ from sqlmodel import Session, select
 
 from app.domain import LearnerScope
 from app.models import ExerciseCard, ExerciseReviewEvent, Question, utcnow
-from app.services import review
+from app.study import review
 from tests.routes.test_submissions import SLUG, URL, browser, follow
 from tests.support.bank import add_bank
 from tests.support.forms import csrf_token, sign_up

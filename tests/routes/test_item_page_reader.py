@@ -1,5 +1,5 @@
 """The item page resolves its reader and reads their standing in one thread hop, the standing
-in one statement (app/routes/item_page.py, app/services/item_standing.py). Nothing of it is
+in one statement (app/reader/routes/item_page.py, app/reader/item_standing.py). Nothing of it is
 kept between requests: a token or session ended in the database stops at once, and an
 answer shows in the same page's next load."""
 

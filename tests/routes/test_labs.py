@@ -73,7 +73,7 @@ def test_a_lab_run_is_kept_and_shown_with_its_chart_and_receipt(client: TestClie
 
 
 def test_forged_or_malformed_result_lines_are_ignored() -> None:
-    from app.services.labs import parse_results
+    from app.labs.labs import parse_results
 
     good = result_line("ok", 2.0, 1.0)
     text = "\n".join(

@@ -1,4 +1,5 @@
-"""The JSON API of accounts and personal data (app/routes/me.py): users, tokens, /api/me."""
+"""The JSON API of accounts and personal data (app/accounts/routes/me.py): users, tokens,
+/api/me."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Mock interviews (app/routes/mock.py): prompts one after another, model answers only
+"""Mock interviews (app/interview/routes/mock.py): prompts one after another, model answers only
 once every prompt is done, grading by key points into reviews and recall checks."""
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ def test_a_mock_interview_from_first_prompt_to_grades(client: TestClient, engine
     with Session(engine) as session:
         assert session.exec(select(func.count()).select_from(ReviewEvent)).one() == 3
         # The item's own prompts count as recall checks; questions the bank adds after them
-        # are reviewed but leave mastery alone (app/services/study.py).
+        # are reviewed but leave mastery alone (app/progress/study.py).
         drawn = session.exec(
             select(Question.item_id, Question.position).join(
                 AttemptQuestion, col(AttemptQuestion.question_id) == col(Question.id)

@@ -8,8 +8,8 @@ from fastapi.testclient import TestClient
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, col, select
 
+from app.exercises import exercise_review
 from app.models import ExerciseCard, ExerciseReviewEvent, Learner, ReviewCard, ReviewEvent
-from app.services import review
 from tests.routes.test_exercise_review import submit
 from tests.routes.test_submissions import SLUG, browser, follow
 from tests.support.bank import add_model_answers
@@ -62,7 +62,7 @@ def test_a_guests_solves_merge_into_the_account_they_sign_in_to(
             learner.id
         }
         merged = [(e.rating, e.reviewed_at) for e in events if e.exercise_slug == SLUG]
-        due, card = review.schedule_solves(merged)  # both solves, replayed in order
+        due, card = exercise_review.schedule_solves(merged)  # both solves, replayed in order
         assert cards[SLUG].card == card and cards[SLUG].due.replace(tzinfo=None) == due.replace(
             tzinfo=None
         )

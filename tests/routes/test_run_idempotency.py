@@ -13,11 +13,11 @@ from sqlalchemy.engine import Engine
 from sqlmodel import Session, func, select
 
 from app.models import Run
+from app.platform.limit_store import HitStore
+from app.platform.ratelimit import RunLimiter
 from app.runqueue.fake import FakeRunQueue
-from app.services import idempotency, runs
-from app.services.limit_store import HitStore
-from app.services.ratelimit import RunLimiter
-from app.services.runs import RunOrigin, RunRecorder
+from app.runs import idempotency, runs
+from app.runs.runs import RunOrigin, RunRecorder
 from tests.support.aio import run_async
 from tests.support.forms import csrf_token
 from tests.support.runs import events_of

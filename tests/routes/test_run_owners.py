@@ -10,7 +10,7 @@ from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
 from app.models import Run
-from app.services.runs import fair_owner
+from app.runs.runs import fair_owner
 from tests.support.forms import csrf_token, sign_up
 
 HOLD = "# fake: hold"

@@ -18,9 +18,9 @@ from app.db import database_now
 from app.domain import RateLimited
 from app.main import create_app
 from app.models import LimitHit
-from app.services import limit_store
-from app.services.limit_store import HitStore, digest
-from app.services.ratelimit import SlidingWindow
+from app.platform import limit_store
+from app.platform.limit_store import HitStore, digest
+from app.platform.ratelimit import SlidingWindow
 from app.settings import Settings
 from tests.support.forms import csrf_token
 from tests.support.runs import events_of

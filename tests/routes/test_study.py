@@ -13,7 +13,8 @@ from sqlmodel import Session, select
 from app.domain import Identity
 from app.main import create_app
 from app.models import Item
-from app.services import learners, study
+from app.platform import learners
+from app.progress import study
 from app.settings import RunQueueKind, Settings
 from tests.support.forms import csrf_token, form, sign_up
 

@@ -17,8 +17,8 @@ from sqlalchemy import Engine
 from sqlmodel import Session, select
 
 from app.domain import Requirement
+from app.labs.labs import parse_results
 from app.models import CodeSample, Item
-from app.services.labs import parse_results
 from sandbox.cgroups import CgroupTree
 from sandbox.compile_cache import CANNOT_RUN_AS_PRINTED, lab_programs, seal, warm_programs
 from tests.support.paths import CONTENT_DIR
@@ -87,7 +87,7 @@ def _cpu_weights(tree: CgroupTree) -> set[str]:
 def _result_line(result: dict[str, Any]) -> dict[str, Any]:
     out = "".join(event.get("data", "") for event in result["events"])
     assert "TAMPERED" not in out, out
-    (line,) = parse_results(out)  # as the site reads it (app/services/labs.py)
+    (line,) = parse_results(out)  # as the site reads it (app/labs/labs.py)
     return line
 
 

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from app.importer.parse import ParsedItem, SampleSpec, parse_catalogue, parse_item
-from app.services.labs import parse_results
+from app.labs.labs import parse_results
 from sandbox.compile_cache import lab_programs, warm_programs
 from tests.support.paths import CONTENT_DIR
 from tests.support.sandbox_worker import WorkerHandle, needs_isolation, running_worker
@@ -105,7 +105,7 @@ TIMED_LABS = [(i, s) for i, s in RUNNABLE if i.deck == "labs" and "compare(" in 
 def test_lab_samples_load_what_they_compile_from_the_warmed_cache(
     results: dict[str, dict[str, Any]], pair: tuple[ParsedItem, SampleSpec]
 ) -> None:
-    # Read as the site reads them to keep them (app/services/labs.py).
+    # Read as the site reads them to keep them (app/labs/labs.py).
     lines = parse_results(results[sample_id(pair)]["stdout"])
     assert lines, "the lab printed no timing result the site would keep"
     states = [line["receipt"]["compile_cache"] for line in lines]

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from app.services.labs import parse_results
+from app.labs.labs import parse_results
 from tests.support.sandbox_worker import WorkerHandle, needs_isolation
 
 pytestmark = needs_isolation

@@ -356,7 +356,7 @@ def test_compare_end_to_end_with_torch_compile(capsys: pytest.CaptureFixture[str
     assert data["receipt"]["compiled_by"] == "harness"
     assert "Backprop lab: elementwise chain" in printed and "speedup" in printed
     # The app keeps exactly this line, and its receipt shows these keys.
-    from app.services.labs import parse_results
+    from app.labs.labs import parse_results
 
     assert parse_results(printed) == [data]
     assert {"device", "torch", "cuda", "threads", "timing_method", "date"} <= set(data["receipt"])

@@ -25,7 +25,7 @@ from typing import Any
 
 import pytest
 
-from app.services.orphans import process_stat
+from app.runs.orphans import process_stat
 from app.settings import PROJECT_ROOT
 from tests.support import databases
 from tests.support.processes import free_port

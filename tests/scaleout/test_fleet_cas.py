@@ -11,11 +11,11 @@ from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
 from app import migrate
+from app.admin.fleet import FleetKeeper
 from app.models import Run, utcnow
 from app.runqueue.fleet import keys
 from app.runqueue.fleet.queue import FleetTiming, RedisRunQueue
-from app.services.fleet import FleetKeeper
-from app.services.runs import RunRecorder
+from app.runs.runs import RunRecorder
 from sandbox.protocol import RunResult, Verdict
 from tests.support.aio import run_async
 from tests.support.redis_server import RedisServer

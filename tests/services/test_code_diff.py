@@ -3,7 +3,7 @@ whitespace ignored in matching."""
 
 from __future__ import annotations
 
-from app.services.code_diff import DiffRow, side_by_side
+from app.exercises.code_diff import DiffRow, side_by_side
 
 
 def test_identical_code_has_only_equal_rows() -> None:

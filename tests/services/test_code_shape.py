@@ -1,4 +1,4 @@
-"""Whether two versions of a solution are the same program (app/services/code_shape.py), on
+"""Whether two versions of a solution are the same program (app/exercises/code_shape.py), on
 the exercises' own code: the references, and the mutants that each change one thing."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from app.services.code_shape import ShapeCache, program_shape, same_program
+from app.exercises.code_shape import ShapeCache, program_shape, same_program
 from tests.support.paths import CONTENT_DIR
 
 EXERCISES = sorted((CONTENT_DIR / "exercises").iterdir())

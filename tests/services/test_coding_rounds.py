@@ -1,4 +1,4 @@
-"""The rules of coding rounds (app/services/coding_rounds.py) below the HTTP layer: which
+"""The rules of coding rounds (app/exercises/coding_rounds.py) below the HTTP layer: which
 exercises a deck and topics hold, the draw when everything was solved lately, when a round
 counts as open, and the follow-up's key points."""
 
@@ -13,10 +13,10 @@ from sqlalchemy.engine import Engine
 from sqlmodel import Session, col, select
 
 from app.domain import InvalidInput, LearnerScope
+from app.exercises import coding_review, coding_rounds, exercise_review
+from app.exercises.coding_views import RoundView
+from app.exercises.solve_rating import AGAIN
 from app.models import Exercise, Item, Learner, Run
-from app.services import coding_review, coding_rounds, exercise_review
-from app.services.coding_views import RoundView
-from app.services.solve_rating import AGAIN
 
 NOW = datetime(2026, 11, 23, 9, 0, tzinfo=UTC)
 

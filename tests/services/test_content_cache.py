@@ -1,4 +1,4 @@
-"""The content snapshot (app/services/content_cache.py): what the library pages read is
+"""The content snapshot (app/library/content_cache.py): what the library pages read is
 kept, and an import is seen: at once by the process that made it, and by any other within
 RECHECK_SECONDS."""
 
@@ -11,9 +11,9 @@ from sqlalchemy.engine import Engine
 
 from app.domain import ItemNotFound
 from app.importer import import_content
-from app.services import content_cache
-from app.services.items import ItemFilter
-from app.services.search import find
+from app.library import content_cache
+from app.library.items import ItemFilter
+from app.library.search import find
 
 
 def titles(engine: Engine, q: str | None = None) -> list[str]:

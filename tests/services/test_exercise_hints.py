@@ -3,7 +3,7 @@ read from an exercise folder."""
 
 from __future__ import annotations
 
-from app.services.exercise_hints import Hint, choose, load
+from app.exercises.exercise_hints import Hint, choose, load
 from app.settings import PROJECT_ROOT
 
 HINTS = [

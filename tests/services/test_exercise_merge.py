@@ -8,8 +8,8 @@ from datetime import UTC, datetime, timedelta
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, select
 
+from app.accounts import merge
 from app.models import HintView, Learner, SolutionReveal
-from app.services import learners
 
 T0 = datetime(2026, 11, 1, tzinfo=UTC)
 
@@ -51,7 +51,7 @@ def test_merge_keeps_each_hint_and_reveal_once_the_earlier(engine: Engine) -> No
             ]
         )
         session.flush()
-        learners.merge(session, source=guest, target=own)
+        merge.merge(session, source=guest, target=own)
         session.commit()
         hints = session.exec(select(HintView).order_by(HintView.hint_index)).all()
         assert [(h.hint_index, h.learner_id, h.visitor) for h in hints] == [

@@ -1,4 +1,4 @@
-"""Re-solving exercises (app/services/exercise_review.py): a passing graded submit ends a
+"""Re-solving exercises (app/exercises/exercise_review.py): a passing graded submit ends a
 solve, rated from the submits, hints and reveals since the last one; one event per solve
 or due review; the card is the log replayed; a reveal on a solved exercise is Again."""
 
@@ -12,8 +12,9 @@ from sqlalchemy.engine import Engine
 from sqlmodel import Session, select
 
 from app.domain import Identity, LearnerScope
+from app.exercises import exercise_review
 from app.models import ExerciseCard, ExerciseReviewEvent, HintView, Run, SolutionReveal
-from app.services import exercise_review, learners
+from app.platform import learners
 
 T0 = datetime(2026, 11, 23, 9, 0, tzinfo=UTC)
 SLUG = "stable-softmax"  # an easy exercise

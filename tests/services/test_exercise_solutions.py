@@ -8,8 +8,8 @@ from sqlalchemy.engine import Engine
 from sqlmodel import Session, select
 
 from app.domain import LearnerScope
+from app.exercises import exercise_solutions
 from app.models import Learner, Run, SolutionReveal
-from app.services import exercise_solutions
 from app.settings import PROJECT_ROOT
 
 CONTENT = PROJECT_ROOT / "content"

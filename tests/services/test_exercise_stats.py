@@ -1,5 +1,5 @@
-"""Each exercise's figures for authors (app/services/exercise_stats.py) and the flag of a
-flaky or wrong hidden test (app/services/flaky_tests.py), from submissions, hints and
+"""Each exercise's figures for authors (app/exercises/exercise_stats.py) and the flag of a
+flaky or wrong hidden test (app/exercises/flaky_tests.py), from submissions, hints and
 reveals written straight into the database."""
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ from functools import partial
 from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
+from app.exercises.exercise_stats import ExerciseStats, exercise_stats
 from app.models import HintView, Learner, SolutionReveal
-from app.services.exercise_stats import ExerciseStats, exercise_stats
 from tests.support.submissions import (
     FIRST_TRY,
     FIXED,

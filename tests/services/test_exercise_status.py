@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
-from app.services.exercise_status import standing
+from app.exercises.exercise_status import standing
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
 

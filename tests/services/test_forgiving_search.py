@@ -7,9 +7,9 @@ import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import Engine
 
-from app.services import search
-from app.services.items import ItemFilter
-from app.services.query import Vocabulary, edit_distance, understand
+from app.library import search
+from app.library.items import ItemFilter
+from app.library.query import Vocabulary, edit_distance, understand
 
 QUERIES = [
     # (query, slug that must be among the first three)

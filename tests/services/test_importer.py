@@ -27,7 +27,7 @@ def counts(engine: Engine) -> dict[str, int]:
             "files": s.exec(select(func.count()).select_from(ContentFile)).one(),
         }
         # SQLite's FTS5 index must follow the items; PostgreSQL searches the items
-        # themselves (app/services/search.py), so there is no index to keep in step.
+        # themselves (app/library/search.py), so there is no index to keep in step.
         indexed = (
             "SELECT count(*) FROM item_search" if has_fts(engine) else "SELECT count(*) FROM item"
         )

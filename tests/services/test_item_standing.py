@@ -12,9 +12,13 @@ from sqlalchemy.engine import Engine
 from sqlmodel import Session, select
 
 from app.domain import Identity
+from app.exercises import exercise_status, exercises
 from app.models import Item, User, utcnow
-from app.services import exercise_status, exercises, item_standing, learners, review, study
-from app.services.history import ITEM_RUNS
+from app.platform import learners
+from app.progress import study
+from app.progress.history import ITEM_RUNS
+from app.reader import item_standing
+from app.study import review
 from tests.support.bank import add_model_answers
 from tests.support.forms import csrf_token, form, sign_up
 from tests.support.grading import scripted, submit

@@ -1,5 +1,5 @@
 """Runs a stopped web process left unfinished end as internal_error when another starts, and
-while it runs (app/services/orphans.py), and their streams end; runs of a live process are
+while it runs (app/runs/orphans.py), and their streams end; runs of a live process are
 left alone. A process that has exited but was not reaped (a zombie), or a pid now used by
 another process, counts as gone."""
 
@@ -20,11 +20,11 @@ from fastapi.testclient import TestClient
 from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
+from app.admin.fleet import FleetKeeper
 from app.main import create_app
 from app.models import Run
-from app.services import orphans
-from app.services.fleet import FleetKeeper
-from app.services.orphans import alive, driver_id, end_orphans, process_stat
+from app.runs import orphans
+from app.runs.orphans import alive, driver_id, end_orphans, process_stat
 from app.settings import Settings
 from tests.support.aio import run_async
 from tests.support.runs import events_of

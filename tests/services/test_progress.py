@@ -1,10 +1,10 @@
-"""The rules of progress (app/services/progress.py): status, mastery, streak, calendar."""
+"""The rules of progress (app/progress/progress.py): status, mastery, streak, calendar."""
 
 from __future__ import annotations
 
 from datetime import date, timedelta
 
-from app.services.progress import Check, Status, calendar, item_status, streak
+from app.progress.progress import Check, Status, calendar, item_status, streak
 
 MONDAY = date(2026, 11, 16)
 

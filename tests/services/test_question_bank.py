@@ -94,7 +94,7 @@ def test_the_key_is_the_longest_option_in_at_most_40_percent_of_questions() -> N
 
 
 def test_key_positions_spread_evenly_once_shuffled() -> None:
-    """Attempts shuffle options as app/services/quizzes.py does: over many attempts the key
+    """Attempts shuffle options as app/study/quizzes.py does: over many attempts the key
     lands in every position about equally often."""
     rng = random.Random(7)
     seen: Counter[int] = Counter()

@@ -1,4 +1,4 @@
-"""Spaced review (app/services/review.py): ratings from answers, FSRS scheduling, and the
+"""Spaced review (app/study/review.py): ratings from answers, FSRS scheduling, and the
 log as the source of truth."""
 
 from __future__ import annotations
@@ -11,7 +11,8 @@ from sqlmodel import Session, select
 
 from app.domain import Identity
 from app.models import Question, ReviewCard
-from app.services import learners, review
+from app.platform import learners
+from app.study import review
 from tests.support.bank import add_bank
 
 T0 = datetime(2026, 11, 23, 9, 0, tzinfo=UTC)

@@ -1,11 +1,11 @@
-"""The review queue's order (app/services/review_queue.py): due exercises spread among
+"""The review queue's order (app/interview/review_queue.py): due exercises spread among
 due questions, at least one every few questions, never all at the end."""
 
 from __future__ import annotations
 
 import pytest
 
-from app.services.review_queue import EVERY, interleave
+from app.interview.review_queue import EVERY, interleave
 
 
 def shape(questions: int, exercises: int) -> str:

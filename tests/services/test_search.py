@@ -6,8 +6,8 @@ import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy.engine import Engine
 
-from app.services.items import ItemFilter, all_rows
-from app.services.search import FEW_HITS, _plain_search, find
+from app.library.items import ItemFilter, all_rows
+from app.library.search import FEW_HITS, _plain_search, find
 
 
 def hits(engine: Engine, **filters: object) -> list:

@@ -1,9 +1,9 @@
 """Which devices a `both` submission is graded on, and why each left out is left out: the
-same sentence the exercise page shows for its GPU row (app/services/submissions.py)."""
+same sentence the exercise page shows for its GPU row (app/exercises/submissions.py)."""
 
 from __future__ import annotations
 
-from app.services.submissions import devices_for
+from app.exercises.submissions import devices_for
 from sandbox.protocol import WorkerState, WorkerStatus
 
 CPU = {"cpu": "Some CPU"}

@@ -1,11 +1,11 @@
-"""The rating of one solve of a code exercise (app/services/solve_rating.py): the table in
+"""The rating of one solve of a code exercise (app/exercises/solve_rating.py): the table in
 rate_solve's docstring, row by row, and its thresholds per difficulty."""
 
 from __future__ import annotations
 
 import pytest
 
-from app.services.solve_rating import AGAIN, EASY, GOOD, HARD, PACES, Solve, rate_solve
+from app.exercises.solve_rating import AGAIN, EASY, GOOD, HARD, PACES, Solve, rate_solve
 
 MINUTE = 60
 

@@ -9,10 +9,13 @@ from sqlalchemy.engine import Engine
 from sqlmodel import Session, select
 
 from app import migrate
+from app.accounts import merge
 from app.domain import Identity
+from app.library.catalogue import load_catalogue
 from app.models import Activity, Deck, Item, ItemProgress, Learner, QuizPrompt, Topic, User
-from app.services import dashboard, learners, study
-from app.services.catalogue import load_catalogue
+from app.platform import learners
+from app.progress import study
+from app.reader import dashboard
 
 pytest_plugins = ["tests.support.postgres"]
 
@@ -60,7 +63,7 @@ def test_visits_checks_merges_and_deletion_on_postgresql(postgres_engine: Engine
         study.record_visit(account, item)
         session.commit()
 
-        learners.carry_guest_into_account(session, visitor="v1", user_id=user.id)
+        merge.carry_guest_into_account(session, visitor="v1", user_id=user.id)
         session.commit()
         (row,) = session.exec(select(ItemProgress)).all()
         assert (row.visits, row.bookmarked, row.status) == (3, True, "mastered")

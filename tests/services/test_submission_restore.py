@@ -8,8 +8,8 @@ from datetime import timedelta
 from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
+from app.admin.fleet import _unfinished
 from app.models import Run, utcnow
-from app.services.fleet import _unfinished
 from app.settings import PROJECT_ROOT
 from sandbox.protocol import Mode
 

@@ -1,4 +1,4 @@
-"""Visits written in groups (app/services/visit_writer.py): every visit handed over is
+"""Visits written in groups (app/progress/visit_writer.py): every visit handed over is
 stored, however many come at once, each page waits until its own is committed, and many
 visits share a transaction under load."""
 
@@ -15,7 +15,7 @@ from sqlalchemy.engine import Engine
 from sqlmodel import Session, select
 
 from app.models import Activity, Item, ItemProgress, Learner
-from app.services.visit_writer import VisitWriter
+from app.progress.visit_writer import VisitWriter
 
 
 def _learners_and_items(engine: Engine, learners: int) -> tuple[list[int], list[int]]:
@@ -192,7 +192,7 @@ def test_a_runs_outcome_and_the_visit_writer_meet_without_deadlock(engine: Engin
     many times over. On PostgreSQL the two once took the rows in opposite orders and one of
     them died in a deadlock; here every write lands and every count adds up."""
     from app.domain import LearnerScope
-    from app.services import study
+    from app.progress import study
 
     (learner,), (item_id, *_) = _learners_and_items(engine, 1)
     writer = VisitWriter(engine)

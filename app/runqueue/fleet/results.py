@@ -5,7 +5,7 @@ An agent holds no database credentials: it adds what happened to the results str
 web replicas, one consumer group, read it and write the database. Each report is
 acknowledged only once written, so a replica that dies mid-way leaves it pending, and
 another takes it over after the lease (XAUTOCLAIM). Writing twice does no harm: both writes
-are compare-and-sets on the run's status and attempt (app/services/runs.RunRecorder):
+are compare-and-sets on the run's status and attempt (app/runs/runs.RunRecorder):
   - a start is recorded only while the run is `queued`; when another delivery got there
     first (a duplicate, after a wipe of Redis say), this delivery is revoked, and its agent
     stops it;

@@ -1,0 +1,2 @@
+"""Operations and authoring insight: how every question performs, the fleet kept in line with the
+database, /metrics."""

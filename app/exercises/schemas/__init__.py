@@ -1,0 +1,1 @@
+"""Shapes of this feature's JSON API."""

@@ -1,1 +1,0 @@
-"""Business rules as plain typed functions: session first, keyword-only arguments."""

@@ -1,0 +1,1 @@
+"""Studying questions: quizzes against the clock, spaced review with FSRS, open-answer practice."""

@@ -1,0 +1,251 @@
+"""Quizzes: build an attempt, take answers against the server's clock, close and grade it.
+
+The server owns the clock: an attempt stores its deadline, an answer after it is refused,
+and an attempt abandoned in a closed tab is closed and graded the next time anyone reads it.
+Answer keys and explanations never leave here for a question whose answer is not locked:
+views carry them only once the question is answered in practice mode, or the attempt is
+closed. Choices are shown shuffled per attempt and named by letter in that order, so
+nothing in a response points at the key."""
+
+from __future__ import annotations
+
+import random
+import secrets
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from enum import StrEnum
+
+from sqlmodel import col, select
+
+from app import metrics
+from app.domain import DomainError, InvalidInput, LearnerScope, NotFound
+from app.models import AttemptQuestion, Choice, Item, Question, QuizAttempt, aware
+from app.progress import study
+from app.study import review
+from app.study.quiz_views import EXPLAINED_AS_YOU_GO, LETTERS, AttemptView, build_view
+
+MIN_QUESTIONS, MAX_QUESTIONS = 5, 30
+MIN_MOCK_PROMPTS, MAX_MOCK_PROMPTS = 3, 10
+MIN_SECONDS, MAX_SECONDS = 60, 3 * 3600
+
+
+class QuizMode(StrEnum):
+    timed = "timed"  # a deadline; results at the end
+    practice = "practice"  # untimed; the key and explanations after each answer
+    review = "review"  # the questions due for review; feedback after each answer
+    mock = "mock"  # open-answer prompts against a timer, graded by key points at the end
+
+    @property
+    def explains_each_answer(self) -> bool:
+        return self.value in EXPLAINED_AS_YOU_GO
+
+
+class QuizNotFound(NotFound):
+    def __init__(self, attempt_id: str) -> None:
+        super().__init__(f"No quiz has the id '{attempt_id}'.")
+
+
+class QuizClosed(DomainError):
+    """An answer for an attempt that has ended (its time ran out, or it was submitted)."""
+
+    status = 409
+
+
+class AnswerLocked(DomainError):
+    status = 409
+
+
+@dataclass(frozen=True)
+class QuizRequest:
+    """What the learner asked for."""
+
+    mode: QuizMode
+    count: int
+    seconds: int | None  # timed only
+    deck: str | None = None
+    topics: tuple[str, ...] = ()
+
+    def checked(self) -> QuizRequest:
+        if self.mode is QuizMode.mock:
+            if not MIN_MOCK_PROMPTS <= self.count <= MAX_MOCK_PROMPTS:
+                raise InvalidInput(
+                    f"A mock interview has {MIN_MOCK_PROMPTS} to {MAX_MOCK_PROMPTS} prompts."
+                )
+            return self
+        if not MIN_QUESTIONS <= self.count <= MAX_QUESTIONS:
+            raise InvalidInput(
+                f"A quiz has {MIN_QUESTIONS} to {MAX_QUESTIONS} questions, not {self.count}."
+            )
+        timed = self.mode is QuizMode.timed
+        if timed and (self.seconds is None or not MIN_SECONDS <= self.seconds <= MAX_SECONDS):
+            raise InvalidInput(
+                f"A timed quiz lasts {MIN_SECONDS // 60} to {MAX_SECONDS // 60} minutes."
+            )
+        return self
+
+
+def create(
+    scope: LearnerScope, request: QuizRequest, *, now: datetime, rng: random.Random | None = None
+) -> QuizAttempt:
+    """A new attempt over questions drawn from the deck and topics asked for (not committed)."""
+    request = request.checked()
+    rng = rng or random.SystemRandom()
+    statement = select(Question.id).join(Item, col(Item.id) == col(Question.item_id))
+    if request.deck:
+        statement = statement.where(Item.deck_slug == request.deck)
+    if request.topics:
+        statement = statement.where(col(Item.topic_slug).in_(request.topics))
+    if request.mode is QuizMode.review:
+        chosen = review.due_questions(scope, now=now, limit=request.count)
+        if not chosen:
+            raise InvalidInput("Nothing is due for review now: come back when the next is due.")
+    else:
+        pool = [q for q in scope.session.exec(statement) if q is not None]
+        if not pool:
+            raise InvalidInput("No questions match that deck and those topics; choose more.")
+        chosen = rng.sample(pool, min(request.count, len(pool)))
+    attempt = QuizAttempt(
+        id=secrets.token_hex(16),
+        learner_id=scope.learner_id,
+        mode=request.mode.value,
+        title=_title(request, len(chosen)),
+        started_at=now,
+        deadline=now + timedelta(seconds=request.seconds) if request.seconds else None,
+        total=len(chosen),
+    )
+    scope.session.add(attempt)
+    scope.session.flush()
+    for position, question_id in enumerate(chosen, start=1):
+        ids = list(scope.session.exec(select(Choice.id).where(Choice.question_id == question_id)))
+        rng.shuffle(ids)
+        scope.session.add(
+            AttemptQuestion(
+                attempt_id=attempt.id,
+                position=position,
+                question_id=question_id,
+                choice_order=",".join(str(i) for i in ids),
+            )
+        )
+    scope.session.flush()
+    return attempt
+
+
+def _title(request: QuizRequest, count: int) -> str:
+    kind = {
+        QuizMode.timed: "Timed quiz",
+        QuizMode.practice: "Practice",
+        QuizMode.review: "Review",
+        QuizMode.mock: "Mock interview",
+    }
+    noun = "prompt" if request.mode is QuizMode.mock else "question"
+    return f"{kind[request.mode]} · {count} {noun}{'' if count == 1 else 's'}"
+
+
+def load(scope: LearnerScope, attempt_id: str, *, now: datetime) -> AttemptView:
+    """The learner's attempt as it stands, shown (see _attempt)."""
+    return build_view(scope, _attempt(scope, attempt_id, now=now), now)
+
+
+def _attempt(scope: LearnerScope, attempt_id: str, *, now: datetime) -> QuizAttempt:
+    """The learner's attempt; one whose deadline passed is closed and graded now (not
+    committed). Someone else's attempt answers like no attempt at all."""
+    attempt = scope.session.get(QuizAttempt, attempt_id)
+    if attempt is None or attempt.learner_id != scope.learner_id:
+        raise QuizNotFound(attempt_id)
+    if attempt.closed_at is None and _past(attempt, now):
+        _close(scope, attempt, at=aware(attempt.deadline))  # type: ignore[arg-type]
+    return attempt
+
+
+def show(scope: LearnerScope, view: AttemptView) -> None:
+    """Note when the current question was first shown (for the time it took)."""
+    current = view.current
+    if current is None or view.closed:
+        return
+    row = scope.session.get(AttemptQuestion, (view.attempt.id, current.position))
+    if row is not None and row.shown_at is None:
+        row.shown_at = view.now
+        scope.session.add(row)
+
+
+def answer(
+    scope: LearnerScope, attempt_id: str, *, position: int, letter: str, now: datetime
+) -> AttemptView:
+    """Lock in one answer (not committed)."""
+    attempt = _attempt(scope, attempt_id, now=now)
+    if attempt.closed_at is not None:
+        closed_at = aware(attempt.closed_at)
+        raise QuizClosed(
+            f"This quiz closed at {closed_at:%H:%M:%S} UTC, so that answer was not counted; "
+            "your answers before then were scored."
+        )
+    row = scope.session.get(AttemptQuestion, (attempt_id, position))
+    if row is None:
+        raise InvalidInput(f"This quiz has no question {position}.")
+    if row.choice_id is not None:
+        raise AnswerLocked(f"Question {position} is already answered; answers are locked.")
+    order = [int(i) for i in row.choice_order.split(",")]
+    index = LETTERS.find(letter.upper()) if len(letter) == 1 else -1
+    if not 0 <= index < len(order):
+        raise InvalidInput(f"Choose one of {', '.join(LETTERS[: len(order)])}.")
+    choice = scope.session.get(Choice, order[index])
+    row.choice_id = order[index]
+    row.answered_at = now
+    row.shown_at = row.shown_at or now
+    row.correct = bool(choice and choice.correct)
+    scope.session.add(row)
+    seconds = (now - aware(row.shown_at)).total_seconds()
+    rating = review.rating_for_answer(correct=row.correct, seconds=seconds)
+    review.record(scope, row.question_id, rating=rating, source=review.ReviewSource.QUIZ, at=now)
+    # A quiz answer is a recall of the item's prompt too: it counts towards mastery.
+    question = scope.session.get(Question, row.question_id)
+    item = scope.session.get(Item, question.item_id) if question else None
+    if question is not None and item is not None:
+        study.record_question_recall(
+            scope, item, position=question.position, knew=row.correct, now=now
+        )
+    return build_view(scope, attempt, now)
+
+
+def submit(scope: LearnerScope, attempt_id: str, *, now: datetime) -> AttemptView:
+    """End the attempt now and grade it (not committed); submitting twice changes nothing."""
+    attempt = _attempt(scope, attempt_id, now=now)
+    if attempt.closed_at is None:
+        _close(scope, attempt, at=now)
+        metrics.QUIZ_SUBMISSIONS.labels(attempt.mode).inc()
+    return build_view(scope, attempt, now)
+
+
+def prompts_by_id(scope: LearnerScope, question_ids: list[int]) -> dict[int, tuple[str, str]]:
+    """question id → (prompt, item slug), for those of these questions that exist."""
+    rows = scope.session.exec(
+        select(Question.id, Question.prompt, Item.slug)
+        .join(Item, col(Item.id) == col(Question.item_id))
+        .where(col(Question.id).in_(question_ids))
+    )
+    return {qid: (prompt, slug) for qid, prompt, slug in rows if qid is not None}
+
+
+def history(scope: LearnerScope, limit: int = 20) -> list[QuizAttempt]:
+    return list(
+        scope.session.exec(
+            select(QuizAttempt)
+            .where(QuizAttempt.learner_id == scope.learner_id)
+            .order_by(col(QuizAttempt.started_at).desc())
+            .limit(limit)
+        )
+    )
+
+
+def _past(attempt: QuizAttempt, now: datetime) -> bool:
+    return attempt.deadline is not None and now >= aware(attempt.deadline)
+
+
+def _close(scope: LearnerScope, attempt: QuizAttempt, *, at: datetime) -> None:
+    rows = scope.session.exec(
+        select(AttemptQuestion).where(AttemptQuestion.attempt_id == attempt.id)
+    )
+    attempt.score = sum(1 for r in rows if r.correct)
+    attempt.closed_at = at
+    scope.session.add(attempt)
+    scope.session.flush()

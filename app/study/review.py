@@ -1,0 +1,191 @@
+"""Spaced review: each question is a card per learner, scheduled with FSRS (the `fsrs`
+package; this module is the only one that knows it), and so is each solved exercise
+(app/exercises/exercise_review.py keeps their logs). The review log is the source of
+truth: a card's schedule is the log replayed, so it can always be computed again. Times
+are UTC everywhere.
+
+Ratings follow from what the learner did: a wrong answer is Again, a right but slow one
+Hard, a right one Good; an open answer rates by the share of key points the learner says
+they covered."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from functools import cache
+from typing import Any
+
+from fsrs import Card, Rating, Scheduler
+from sqlalchemy import Connection, bindparam, func
+from sqlalchemy import select as core_select
+from sqlmodel import col, select
+
+from app.domain import Identity, LearnerScope
+from app.models import Exercise, ExerciseCard, Learner, ReviewCard, ReviewEvent
+
+SLOW_SECONDS = 45.0  # a right answer that took longer than this rates Hard
+
+
+class ReviewSource:
+    QUIZ = "quiz"
+    OPEN = "open"
+
+
+@cache
+def _scheduler() -> Scheduler:
+    # No fuzzing: replaying a log must give exactly the schedule it gave the first time.
+    return Scheduler(enable_fuzzing=False)
+
+
+def rating_for_answer(*, correct: bool, seconds: float | None) -> int:
+    if not correct:
+        return int(Rating.Again)
+    if seconds is not None and seconds > SLOW_SECONDS:
+        return int(Rating.Hard)
+    return int(Rating.Good)
+
+
+def rating_for_points(*, ticked: int, total: int) -> int:
+    """All points covered: Easy; most: Good; some: Hard; none: Again."""
+    share = ticked / total if total else 0.0
+    if share >= 1.0:
+        return int(Rating.Easy)
+    if share >= 0.5:
+        return int(Rating.Good)
+    return int(Rating.Hard) if share > 0 else int(Rating.Again)
+
+
+def record(
+    scope: LearnerScope, question_id: int, *, rating: int, source: str, at: datetime
+) -> ReviewCard:
+    """Log one recall and move the card on (not committed)."""
+    scope.session.add(
+        ReviewEvent(
+            learner_id=scope.learner_id,
+            question_id=question_id,
+            rating=rating,
+            source=source,
+            reviewed_at=at,
+        )
+    )
+    row = scope.session.get(ReviewCard, (scope.learner_id, question_id))
+    card = _card(row.card) if row else Card(card_id=question_id, due=at)
+    card, _ = _scheduler().review_card(card, Rating(rating), at)
+    return _save(scope, question_id, card, row)
+
+
+def recompute(scope: LearnerScope, question_id: int) -> ReviewCard | None:
+    """The card again, from its log alone (None when the learner never recalled it)."""
+    events = scope.session.exec(
+        select(ReviewEvent)
+        .where(
+            ReviewEvent.learner_id == scope.learner_id,
+            ReviewEvent.question_id == question_id,
+        )
+        .order_by(col(ReviewEvent.reviewed_at), col(ReviewEvent.id))
+    ).all()
+    if not events:
+        return None
+    card = Card(card_id=question_id, due=_utc(events[0].reviewed_at))
+    for event in events:
+        card, _ = _scheduler().review_card(card, Rating(event.rating), _utc(event.reviewed_at))
+    row = scope.session.get(ReviewCard, (scope.learner_id, question_id))
+    return _save(scope, question_id, card, row)
+
+
+def due_questions(scope: LearnerScope, *, now: datetime, limit: int = 30) -> list[int]:
+    """The questions due now, the longest overdue first."""
+    return list(
+        scope.session.exec(
+            select(ReviewCard.question_id)
+            .where(ReviewCard.learner_id == scope.learner_id, col(ReviewCard.due) <= now)
+            .order_by(col(ReviewCard.due))
+            .limit(limit)
+        )
+    )
+
+
+def due_count(scope: LearnerScope, *, now: datetime) -> int:
+    return scope.session.exec(
+        select(func.count())
+        .select_from(ReviewCard)
+        .where(ReviewCard.learner_id == scope.learner_id, col(ReviewCard.due) <= now)
+    ).one()
+
+
+@dataclass(frozen=True)
+class Recall:
+    question_id: int
+    retrievability: float  # the chance of recalling it at the moment asked about, 0..1
+
+
+def recall_on(scope: LearnerScope, when: datetime) -> dict[int, Recall]:
+    """Every reviewed question's expected recall at `when`."""
+    rows = scope.session.exec(select(ReviewCard).where(ReviewCard.learner_id == scope.learner_id))
+    scheduler = _scheduler()
+    return {
+        row.question_id: Recall(
+            row.question_id, scheduler.get_card_retrievability(_card(row.card), when)
+        )
+        for row in rows
+    }
+
+
+def _card(data: str) -> Card:
+    return Card.from_dict(json.loads(data))
+
+
+def _save(scope: LearnerScope, question_id: int, card: Card, row: ReviewCard | None) -> ReviewCard:
+    data = json.dumps(card.to_dict())
+    if row is None:
+        row = ReviewCard(
+            learner_id=scope.learner_id, question_id=question_id, due=card.due, card=data
+        )
+    else:
+        row.due, row.card = card.due, data
+    scope.session.add(row)
+    scope.session.flush()
+    return row
+
+
+def _utc(moment: datetime) -> datetime:
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+
+
+def due_count_of(owner: Any) -> Any:
+    """Due cards of the learner `owner` picks out, questions' and exercises' together,
+    counted (a column expression, with the bound parameter `now`; built once by its callers:
+    every page of a returning browser asks, as the navigation shows it). An exercise's card
+    counts while the exercise is in the content."""
+    questions = (
+        core_select(func.count())
+        .select_from(ReviewCard)
+        .join(Learner, col(Learner.id) == col(ReviewCard.learner_id))
+        .where(owner, col(ReviewCard.due) <= bindparam("now"))
+        .scalar_subquery()
+    )
+    exercises = (
+        core_select(func.count())
+        .select_from(ExerciseCard)
+        .join(Learner, col(Learner.id) == col(ExerciseCard.learner_id))
+        .join(Exercise, col(Exercise.slug) == col(ExerciseCard.exercise_slug))
+        .where(owner, col(ExerciseCard.due) <= bindparam("now"))
+        .scalar_subquery()
+    )
+    return questions + exercises
+
+
+_DUE_FOR_USER = core_select(due_count_of(col(Learner.user_id) == bindparam("owner")))
+_DUE_FOR_GUEST = core_select(due_count_of(col(Learner.visitor) == bindparam("owner")))
+
+
+def due_for(connection: Connection, identity: Identity, *, now: datetime) -> int:
+    """How many questions and exercises are due for the asker: one statement on a plain
+    connection."""
+    owner: int | str
+    if identity.user_id is not None:
+        statement, owner = _DUE_FOR_USER, identity.user_id
+    else:
+        statement, owner = _DUE_FOR_GUEST, identity.visitor
+    return int(connection.execute(statement, {"owner": owner, "now": now}).scalar_one())
