@@ -18,7 +18,7 @@ from app.accounts import accounts, recovery
 from app.agent import cli as agent_cli
 from app.db import make_engine
 from app.domain import DomainError
-from app.exercises import exercise_stats
+from app.exercises import stats as exercise_stats
 from app.importer import ContentError, bank, import_content
 from app.importer.similar import THRESHOLD as SIMILAR_THRESHOLD
 from app.importer.similar import near_duplicates

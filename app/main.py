@@ -23,7 +23,7 @@ from app.admin.fleet import FleetKeeper
 from app.admin.routes import admin, metrics
 from app.db import HANDLER_THREADS, DatabaseClock, make_engine, startup_lock
 from app.deps import AppState
-from app.exercises import exercise_review
+from app.exercises import review
 from app.exercises.routes import admin_exercises, coding, coding_api, exercises, exercises_api
 from app.importer import import_content
 from app.interview.routes import mock, quizzes, review_api
@@ -61,7 +61,7 @@ log = logging.getLogger("backprop")
 # re-solving card, a lab's measurements.
 RUN_ENDED: tuple[RunEnded, ...] = (
     run_practice.count_practice,
-    exercise_review.record_solve,
+    review.record_solve,
     labs.record,
 )
 SWAGGER = "vendor/swagger-ui-5.35.0"

@@ -34,7 +34,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from app.accounts import accounts
 from app.db import make_engine
-from app.exercises.exercise_stats import exercise_stats
+from app.exercises.stats import exercise_stats
 from app.models import Exercise, HintView, Run
 from bench.run_admission import app_in_process
 from tests.support.forms import sign_up

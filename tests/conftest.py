@@ -28,10 +28,10 @@ pytest_plugins = ["tests.support.redis_server"]
 # the exercises' honesty matrix. They are marked `no_database`, so that CI's second pass, on
 # PostgreSQL, skips them (`.ci/run`): they ran in the first and would show nothing new.
 NO_DATABASE = (
-    "tests/exercises/",
-    "tests/services/test_code_shape.py",
-    "tests/services/test_side_by_side.py",
-    "tests/services/test_solve_rating.py",
+    "tests/grading/",
+    "tests/exercises/test_code_shape.py",
+    "tests/exercises/test_side_by_side.py",
+    "tests/exercises/test_solve_rating.py",
     "tests/sandbox/test_cgroups.py",
     "tests/sandbox/test_compile_cache.py",
     "tests/sandbox/test_content_runs.py",

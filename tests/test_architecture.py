@@ -318,3 +318,12 @@ def test_the_rules_catch_a_forbidden_import(tmp_path: Path) -> None:
     sample = tmp_path / "bad.py"
     sample.write_text("from fastapi import Request\nimport app.reader.routes.pages\n")
     assert {"fastapi", "fastapi.Request", "app.reader.routes.pages"} <= imports_of(sample)
+
+
+def test_the_tests_mirror_the_features() -> None:
+    """Each feature's tests sit in tests/<feature>/, and no test folder is left over from the
+    layers the code no longer has."""
+    tests = PROJECT_ROOT / "tests"
+    untested = [f for f in FEATURES if not list((tests / f).glob("test_*.py"))]
+    assert untested == []
+    assert not (tests / "routes").exists() and not (tests / "services").exists()

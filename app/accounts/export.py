@@ -9,7 +9,7 @@ from typing import Any
 from sqlmodel import col, select
 
 from app.domain import LearnerScope
-from app.exercises import exercise_hints, exercise_review, exercises
+from app.exercises import catalogue, hints, review
 from app.models import (
     Activity,
     CodingRound,
@@ -151,7 +151,7 @@ def export(scope: LearnerScope, user: User | None) -> dict[str, Any]:
         ],
         "solution_reveals": [
             {"exercise": r.exercise_slug, "revealed_at": r.revealed_at.isoformat()}
-            for r in exercises.revealed(scope)
+            for r in catalogue.revealed(scope)
         ],
         "hints_shown": [
             {
@@ -161,7 +161,7 @@ def export(scope: LearnerScope, user: User | None) -> dict[str, Any]:
                 "category": h.category,
                 "shown_at": h.shown_at.isoformat(),
             }
-            for h in exercise_hints.shown_for_export(scope)
+            for h in hints.shown_for_export(scope)
         ],
         "exercise_reviews": [
             {
@@ -173,7 +173,7 @@ def export(scope: LearnerScope, user: User | None) -> dict[str, Any]:
                 "seconds": e.seconds,
                 "reviewed_at": e.reviewed_at.isoformat(),
             }
-            for e in exercise_review.events(scope)
+            for e in review.events(scope)
         ],
     }
 

@@ -12,7 +12,7 @@ from sqlalchemy import delete, update
 from sqlmodel import Session, col, select
 
 from app.domain import LearnerScope
-from app.exercises import exercise_review
+from app.exercises import review as exercise_review
 from app.models import (
     Activity,
     CodingRound,

@@ -24,7 +24,7 @@ from sqlalchemy.engine import Engine
 from sqlmodel import Session, col, select
 
 from app.domain import NotFound
-from app.exercises.exercises import grading_request
+from app.exercises.catalogue import grading_request
 from app.models import Run, utcnow
 from app.runqueue.fleet.queue import RedisRunQueue
 from app.runs.runs import request_for

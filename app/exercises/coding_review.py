@@ -1,8 +1,8 @@
 """A mock interview's coding round as a review of its exercise (app/exercises/
-exercise_review.py keeps the log and the cards): graded with the mock, the round counts as
+review.py keeps the log and the cards): graded with the mock, the round counts as
 an exercise review event of source `mock`.
 
-A passing graded submit already ended a solve when it finished (exercise_review.record_solve,
+A passing graded submit already ended a solve when it finished (review.record_solve,
 rated from its submits, hints and time); that event is the round's, and is marked as the
 mock's rather than counted twice. A round that did not pass, on an exercise the learner had
 solved, is a lapse: Again, as a reveal is. A round on an exercise never solved, or whose
@@ -15,9 +15,9 @@ from datetime import UTC, datetime
 from sqlmodel import col, select
 
 from app.domain import LearnerScope
-from app.exercises import exercise_review
-from app.exercises.coding_views import RoundView
-from app.exercises.exercise_review import SolveSource
+from app.exercises import review
+from app.exercises.coding_rounds import RoundView
+from app.exercises.review import SolveSource
 from app.exercises.solve_rating import AGAIN
 from app.models import ExerciseReviewEvent, Run
 
@@ -34,7 +34,7 @@ def record_round(
         return None
     if outcome.verdict == "passed" and outcome.run_id is not None:
         return _mark_solve(scope, slug, outcome.run_id)
-    if exercise_review.card_of(scope, slug) is None:
+    if review.card_of(scope, slug) is None:
         return None  # never solved: nothing is scheduled to lapse
     event = ExerciseReviewEvent(
         learner_id=scope.learner_id,
@@ -46,7 +46,7 @@ def record_round(
     )
     scope.session.add(event)
     scope.session.flush()
-    exercise_review.recompute(scope, slug)
+    review.recompute(scope, slug)
     return event
 
 

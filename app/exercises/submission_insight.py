@@ -1,5 +1,5 @@
 """One submission as an author sees it, whoever made it: the code as it was graded and
-every test's outcome. The flag of a flaky test links here (exercise_stats)."""
+every test's outcome. The flag of a flaky test links here (stats)."""
 
 from __future__ import annotations
 

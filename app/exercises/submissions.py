@@ -9,7 +9,7 @@ from pathlib import Path
 from sqlalchemy.engine import Engine
 
 from app.domain import InvalidInput, LearnerScope, NotFound, RunRejected
-from app.exercises import exercises
+from app.exercises import catalogue
 from app.models import Run
 from app.platform.ratelimit import RunLimiter
 from app.runqueue import RunQueue
@@ -34,13 +34,13 @@ def prepare(
     if problem:
         raise RunRejected(f"Rejected: {problem}.")
     with engine.connect() as connection:
-        exercise = exercises.one(connection, slug)
+        exercise = catalogue.one(connection, slug)
     offered = exercise.backend_list
     if backend == "auto" and "cuda" not in offered:
         backend = "cpu"  # auto would pick a GPU this exercise is not graded on
     elif backend != "auto" and backend not in offered:
         raise InvalidInput(f"This exercise is graded on {' or '.join(offered)}, not {backend}.")
-    return backend, exercises.grading_request(content_dir, slug, mode)
+    return backend, catalogue.grading_request(content_dir, slug, mode)
 
 
 @dataclass(frozen=True)
@@ -56,7 +56,7 @@ def side_by_side(engine: Engine, slug: str, status: WorkerStatus) -> SideBySide:
     """The devices a submission with backend `both` is graded on here; InvalidInput when
     there is none. Blocking."""
     with engine.connect() as connection:
-        devices = devices_for(exercises.one(connection, slug).backend_list, status)
+        devices = devices_for(catalogue.one(connection, slug).backend_list, status)
     if not devices.backends:
         raise InvalidInput(" ".join(devices.absent.values()))
     return devices

@@ -3,7 +3,7 @@
 The web app never imports torch, so it cannot run tests.py (sandbox/grading executes it in
 the grader's jail). The declarations are plain calls, `values("name", ..., visible=True,
 description="...")`, so their names, categories and visibility are literals the tree holds;
-tests/exercises checks that this reading agrees with the grader's own."""
+tests/grading checks that this reading agrees with the grader's own."""
 
 from __future__ import annotations
 

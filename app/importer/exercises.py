@@ -4,7 +4,7 @@ Only the public side is stored: exercise.yml's metadata, the statement (rendered
 starter, the visible tests' names and the follow-up prompts (followups.yml: what an
 interviewer asks about the code once it is graded). The reference, the tests' code, the
 hints, the editorial and the mutants stay in the folder: a submission reads them from there
-(app/exercises/exercises.py) and sends them to the grader's jail only."""
+(app/exercises/catalogue.py) and sends them to the grader's jail only."""
 
 from __future__ import annotations
 

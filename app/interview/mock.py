@@ -11,10 +11,10 @@ from datetime import datetime
 
 from app.domain import DomainError, InvalidInput, LearnerScope
 from app.exercises import coding_review, coding_rounds
-from app.exercises.coding_views import RoundView
+from app.exercises.coding_rounds import RoundView
 from app.models import AttemptQuestion, CodingRound, Item, Question, QuizAttempt
 from app.study import practice, quizzes
-from app.study.quiz_views import AttemptView
+from app.study.quizzes import AttemptView
 
 SECONDS_PER_PROMPT = 120  # the timer each prompt shows; running over is allowed, and shown
 # A mock interview includes a coding round unless the learner leaves it out: interviews for

@@ -12,7 +12,7 @@ from sqlalchemy import select as core_select
 from sqlmodel import col
 
 from app.domain import LearnerScope
-from app.exercises import exercise_review
+from app.exercises import review as exercise_review
 from app.library.catalogue import Catalogue
 from app.models import Exercise, Item, Question
 from app.study import review

@@ -10,8 +10,8 @@ from datetime import datetime
 from typing import TypeVar
 
 from app.domain import LearnerScope
-from app.exercises import exercise_review
-from app.exercises.exercise_review import DueExercise
+from app.exercises import review as exercise_review
+from app.exercises.review import DueExercise
 from app.study import quizzes, review
 
 EVERY = 3  # at most this many questions before the next due exercise

@@ -22,7 +22,7 @@ class Run(SQLModel, table=True):
     # sha256 of a guest's client address: what a guest's in-flight runs per client are
     # counted by (None for a signed-in user's run: an account has limits of its own).
     client_sha256: str | None = Field(default=None, max_length=64, index=True)
-    # Whom the sandbox shares its slots between (services.runs.fair_owner: a keyed hash of
+    # Whom the sandbox shares its slots between (app/runs/runs.py fair_owner: a keyed hash of
     # the account, or of a guest's address); sent with each delivery of the run.
     fair_owner: str | None = Field(default=None, max_length=64)
     # A cookie-less API client owns its run through a capability token; only its digest.

@@ -6,14 +6,14 @@ from __future__ import annotations
 from sqlmodel import col, select
 
 from app.domain import LearnerScope
-from app.exercises import exercises
+from app.exercises import catalogue
 from app.models import Item
 from app.progress import study
 
 
 def count_submission(scope: LearnerScope, slug: str) -> None:
     """Derive again the status of each item the exercise drills. Not committed."""
-    drilled = exercises.one(scope.session.connection(), slug).item_list
+    drilled = catalogue.one(scope.session.connection(), slug).item_list
     if not drilled:
         return
     for item in scope.session.exec(select(Item).where(col(Item.slug).in_(drilled))):

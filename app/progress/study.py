@@ -16,7 +16,7 @@ from sqlmodel import col, select
 
 from app.db import dialect_of
 from app.domain import LearnerScope, NoteTooLong, UnknownPrompt
-from app.exercises import exercises
+from app.exercises import catalogue
 from app.models import (
     ItemProgress,
     QuizPrompt,
@@ -240,7 +240,7 @@ def refresh_status(
     row = _row(scope, item)
     scope.session.flush()
     checks = [Check(c.prompt, c.knew, c.answered_at.date()) for c in checks_of(scope, item)]
-    code = exercises.item_code(scope.session.connection(), scope.learner_id, _id(item))
+    code = catalogue.item_code(scope.session.connection(), scope.learner_id, _id(item))
     row.status = progress.item_status(
         visits=row.visits,
         runs=row.runs,

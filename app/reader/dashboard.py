@@ -12,7 +12,7 @@ from sqlalchemy.orm import defer
 from sqlmodel import col, select
 
 from app.domain import LearnerScope
-from app.exercises import exercises
+from app.exercises import catalogue as exercises
 from app.library.catalogue import Catalogue
 from app.models import Activity, Exercise, Item, ItemProgress, Run, utcnow
 from app.progress import progress, study

@@ -31,7 +31,7 @@ from sqlalchemy import select as core_select
 from sqlmodel import col
 
 from app.domain import Identity
-from app.exercises import exercise_status
+from app.exercises import status
 from app.models import Draft, ItemProgress, Learner, RecallCheck
 from app.prepared import Prepared
 from app.progress import history
@@ -112,7 +112,7 @@ def _statement(*, by_user: bool, exercises: int) -> Prepared:
         ),
     ]
     slugs: list[BindParameter[str]] = [bindparam(f"slug_{n}") for n in range(exercises)]
-    for events in exercise_status.event_selects(me.c.id, slugs) if slugs else []:
+    for events in status.event_selects(me.c.id, slugs) if slugs else []:
         slug, kind, at = events.subquery().c
         parts.append(core_select(*_row(EVENT, s1=slug, s2=kind, t1=at)))
     if by_user:  # a guest's drafts stay in their browser
@@ -178,5 +178,5 @@ def read(
     # The latest verdict on each prompt wins; runs newest first (a union keeps no order).
     found.latest_checks = {prompt: knew for _, _, prompt, knew in sorted(checks)}
     found.runs.sort(key=lambda run: run.created_at, reverse=True)
-    found.exercise_statuses = exercise_status.from_events(events)
+    found.exercise_statuses = status.from_events(events)
     return found

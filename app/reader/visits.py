@@ -15,7 +15,7 @@ from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
 from app.domain import Identity
-from app.exercises import exercises
+from app.exercises import catalogue
 from app.labs import labs
 from app.library import content_cache
 from app.library.items import ItemDetail, ItemRow
@@ -93,7 +93,7 @@ def open_item(
     known = identity.may_have_records
     now = clock() if known else utcnow()
     page, lab = item_with_lab(connection, slug)
-    drills = exercises.for_item(connection, page.item.slug)
+    drills = catalogue.for_item(connection, page.item.slug)
     if not known:  # nothing to record and nothing recorded: no statement of the reader's
         return OpenedItem(page, study.study_view(None, page.item), lab, drills, None, 0)
     slugs = [e.slug for e in drills]

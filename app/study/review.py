@@ -1,6 +1,6 @@
 """Spaced review: each question is a card per learner, scheduled with FSRS (the `fsrs`
 package; this module is the only one that knows it), and so is each solved exercise
-(app/exercises/exercise_review.py keeps their logs). The review log is the source of
+(app/exercises/review.py keeps their logs). The review log is the source of
 truth: a card's schedule is the log replayed, so it can always be computed again. Times
 are UTC everywhere.
 

@@ -7,8 +7,14 @@ from datetime import datetime
 
 from pydantic import BaseModel, Field
 
-from app.study.quiz_views import AttemptView
-from app.study.quizzes import MAX_QUESTIONS, MAX_SECONDS, MIN_QUESTIONS, MIN_SECONDS, QuizMode
+from app.study.quizzes import (
+    MAX_QUESTIONS,
+    MAX_SECONDS,
+    MIN_QUESTIONS,
+    MIN_SECONDS,
+    AttemptView,
+    QuizMode,
+)
 
 
 class QuizCreate(BaseModel):

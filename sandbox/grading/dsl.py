@@ -143,7 +143,7 @@ def values(
     (exactness.py): for inputs where the reference's own rounding in the dtype under test
     would use up the tolerance. `guarantee(case)` states what every drawn case must have for
     the test to mean what its name says (the base matters, a tie occurs...):
-    tests/exercises/test_generators.py holds it on seeds 0-4."""
+    tests/grading/test_generators.py holds it on seeds 0-4."""
     return _test("values", category, name, target, inputs, cases, visible, description, dtypes,
                  tol=tol, expect=expect, exact=exact, guarantee=guarantee)  # fmt: skip
 

@@ -8,7 +8,7 @@ computed in float64 (`values(..., exact=True)`: the runner upcasts the case and 
 answer of the reference, or of the test's `expect`, back), or the reference's error against
 that float64 computation must stay within half the tolerance on every drawn case.
 `reference_errors` measures it; a test holds it for every exercise
-(tests/exercises/test_exactness.py)."""
+(tests/grading/test_exactness.py)."""
 
 from __future__ import annotations
 

@@ -151,7 +151,7 @@ def _hints(data: Any, name: str) -> list[dict[str, str]]:
 
 def check(exercise: Exercise) -> list[str]:
     """Every rule of the format that reading alone can check (the honesty of the tests is
-    checked by running them: tests/exercises/test_honesty.py)."""
+    checked by running them: tests/grading/test_honesty.py)."""
     problems = []
     tests = exercise.tests()
     if not any(t.visible for t in tests):

@@ -6,7 +6,7 @@ A mutant is killed when a test of the suite fails on each of seeds 0-4 (a learne
 submission gets a seed the worker draws: a mutant caught on some seeds only passes for some
 learners); the tests run in order and stop at the first that fails. Visible tests count as
 hidden ones do here, since a submission must pass both (the authored mutants are held to
-more: a hidden test must catch each, tests/exercises/test_honesty.py); the performance test,
+more: a hidden test must catch each, tests/grading/test_honesty.py); the performance test,
 which times rather than checks, does not. A mutant that runs past its time
 counts as killed (the grader would time it out). Mutants run in a pool of processes, each in
 the trusted in-process runner, with a wall-clock alarm.

@@ -53,5 +53,5 @@ def sequence(
         f"a fresh object driven through {length} calls of {', '.join(names)} in a drawn order"
     )
     test = values(name, drive, drawn, cases=cases, description=description, **kw)
-    # Marked, so that tests/exercises/test_sequences.py can see each object target has one.
+    # Marked, so that tests/grading/test_sequences.py can see each object target has one.
     return replace(test, options={**test.options, "sequence": tuple(names)})

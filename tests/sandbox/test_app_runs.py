@@ -1,4 +1,4 @@
-"""The app and the real sandbox worker together: a smaller set than tests/routes/test_runs.py
+"""The app and the real sandbox worker together: a smaller set than tests/runs/test_runs.py
 (which scripts the runs), proving that what the app sends and reads is what the worker
 speaks."""
 

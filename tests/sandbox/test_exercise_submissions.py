@@ -1,6 +1,6 @@
 """Exercise submissions from the HTTP request to the graded result, through the real worker
 and grader: what the app sends is what the worker grades, and what it stores is what the
-grader found (tests/routes/test_submissions.py scripts the rest)."""
+grader found (tests/exercises/test_submissions.py scripts the rest)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """Graded runs through the real worker: the learner's jail and the grader's, as a learner's
 submission goes (sandbox/README.md, "Grading"). The honesty of every exercise is proven in
-tests/exercises with the trusted runner; here a sample of it goes through the jails."""
+tests/grading with the trusted runner; here a sample of it goes through the jails."""
 
 from __future__ import annotations
 
@@ -93,7 +93,7 @@ def test_code_that_does_not_load_is_an_error_with_its_traceback(worker: WorkerHa
 
 
 def test_the_jailed_grader_and_the_trusted_runner_agree(worker: WorkerHandle) -> None:
-    """The honesty matrix runs in-process (tests/exercises); it proves the jailed path's
+    """The honesty matrix runs in-process (tests/grading); it proves the jailed path's
     suites only if both give the same results for the same code and seed."""
     from sandbox.grading.trusted import grade_in_process
 
@@ -153,7 +153,7 @@ def _alternatives() -> list[tuple[str, str]]:
 def test_every_alternative_passes_through_the_jails(
     worker: WorkerHandle, slug: str, name: str
 ) -> None:
-    """Each correct alternative (tests/exercises/test_alternatives.py proves it on five seeds
+    """Each correct alternative (tests/grading/test_alternatives.py proves it on five seeds
     in process) once as a learner's submission goes: the two paths agree."""
     ex = exercise(slug)
     code = (EXERCISES / slug / "alternatives" / f"{name}.py").read_text(encoding="utf-8")

@@ -9,9 +9,10 @@ from fastapi import APIRouter, Depends, Path, Request
 from fastapi.responses import HTMLResponse
 
 from app.deps import AdminUser, SessionDep, identify
-from app.exercises import exercise_stats, submission_insight
-from app.exercises.exercise_stats import MOST_FAILING
-from app.exercises.schemas.exercise_stats import ExerciseStatsPublic
+from app.exercises import stats as exercise_stats
+from app.exercises import submission_insight
+from app.exercises.schemas.stats import ExerciseStatsPublic
+from app.exercises.stats import MOST_FAILING
 from app.web.schemas import errors
 from app.web.templating import render
 

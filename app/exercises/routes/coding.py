@@ -23,7 +23,8 @@ from app.deps import (
     identify_for_page,
 )
 from app.domain import Identity
-from app.exercises import coding_rounds, exercises
+from app.exercises import catalogue as exercises
+from app.exercises import coding_rounds
 from app.exercises.coding_rounds import MAX_MINUTES, MIN_MINUTES, ROUND_MINUTES, RoundNotFound
 from app.library import content_cache
 from app.platform import learners

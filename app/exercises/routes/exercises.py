@@ -27,15 +27,10 @@ from app.deps import (
     identify_for_page,
 )
 from app.domain import MAX_DRAFT_CHARACTERS, Identity, InvalidFilter, LearnerScope
-from app.exercises import (
-    exercise_drafts,
-    exercise_hints,
-    exercise_review,
-    exercise_solutions,
-    exercise_status,
-    exercises,
-    submissions,
-)
+from app.exercises import catalogue as exercises
+from app.exercises import drafts, hints, solutions, submissions
+from app.exercises import review as exercise_review
+from app.exercises import status as exercise_status
 from app.library import content_cache
 from app.models import Exercise
 from app.platform import learners
@@ -134,7 +129,7 @@ def _page_context(
         "draft": None,
         "review_mode": review,
         "next_review": None,
-        "hints": exercise_hints.unseen(content_dir, slug),
+        "hints": hints.unseen(content_dir, slug),
         "solution": None,
         "can_reveal": False,
         "seen_before": False,
@@ -149,9 +144,9 @@ def _page_context(
         # An account's draft follows it (a guest's stays in the browser); a review starts
         # from the starter, so the saved draft is left as it is.
         if identity.signed_in and not review:
-            context["draft"] = exercise_drafts.draft_of(scope, slug)
-        context["hints"] = exercise_hints.state(scope, content_dir, slug)
-        solution, can_reveal = exercise_solutions.standing(scope, content_dir, slug)
+            context["draft"] = drafts.draft_of(scope, slug)
+        context["hints"] = hints.state(scope, content_dir, slug)
+        solution, can_reveal = solutions.standing(scope, content_dir, slug)
         # A review is solved from memory: a solution revealed before stays behind its
         # button, and opening it again counts as a lapse (exercise_review.record_reveal).
         context["solution"] = None if review else solution
@@ -167,7 +162,7 @@ def solution_section(
     """The page's Solution section alone: what the page swaps in once the solution is
     revealed (and the buttons before)."""
     exercise = exercises.one(scope.session.connection(), slug)
-    solution, can_reveal = exercise_solutions.standing(scope, settings.content_dir, slug)
+    solution, can_reveal = solutions.standing(scope, settings.content_dir, slug)
     context = {"exercise": exercise, "solution": solution, "can_reveal": can_reveal}
     return render(request, "exercises/_solution.html", context)
 
@@ -182,7 +177,7 @@ def keep_draft(
     """Keep the code an account's editor holds for this exercise (its page sends it as the
     learner types). Guests' drafts stay in their browser."""
     exercises.one(scope.session.connection(), slug)
-    exercise_drafts.keep(scope, slug, code=code)
+    drafts.keep(scope, slug, code=code)
     scope.session.commit()
     return Response(status_code=204)
 
@@ -191,6 +186,6 @@ def keep_draft(
 def discard_draft(slug: str, user: CurrentUser, scope: WriterDep) -> Response:
     """Forget the draft: the editor is back to the starter."""
     exercises.one(scope.session.connection(), slug)
-    exercise_drafts.discard(scope, slug)
+    drafts.discard(scope, slug)
     scope.session.commit()
     return Response(status_code=204)

@@ -27,7 +27,7 @@ from app.deps import (
     identify,
 )
 from app.domain import DomainError, LearnerScope
-from app.exercises import coding_rounds, exercise_hints, exercise_solutions, exercises, submissions
+from app.exercises import catalogue, coding_rounds, hints, solutions, submissions
 from app.exercises.schemas.exercises import (
     ExercisePublic,
     ExerciseStatus,
@@ -75,7 +75,7 @@ def list_exercises(
     Submit passed every test; solved-with-hints or solved-after-reveal when a hint or the
     solution was shown before that), narrowed by the filters given."""
     with engine.connect() as connection:
-        rows = exercises.listing(
+        rows = catalogue.listing(
             connection, scope.learner_id, topic=topic, difficulty=difficulty, status=status
         )
     return [ExerciseSummary.of(r) for r in rows]
@@ -86,7 +86,7 @@ def get_exercise(slug: str, engine: EngineDep) -> ExercisePublic:
     """The statement, the starter and the visible tests; never the reference, the hidden
     tests or the mutants."""
     with engine.connect() as connection:
-        return ExercisePublic.of(exercises.one(connection, slug))
+        return ExercisePublic.of(catalogue.one(connection, slug))
 
 
 def _no_help_during_round(scope: LearnerScope, slug: str, now: datetime, what: str) -> None:
@@ -102,7 +102,7 @@ def get_hints(slug: str, scope: ReaderDep, settings: SettingsDep, now: NowDep) -
     answers a failing test's category. Refused (409) while the asker's coding round on this
     exercise runs."""
     _no_help_during_round(scope, slug, now, "hints")
-    return HintsPublic.of(exercise_hints.state(scope, settings.content_dir, slug))
+    return HintsPublic.of(hints.state(scope, settings.content_dir, slug))
 
 
 @router.post("/{slug}/hints", responses=errors(400, 401, 403, 404, 409, 422))
@@ -118,7 +118,7 @@ def show_hint(
     approach, then a near-complete step. Recorded the first time it is shown; 409 when none
     is left, or while the asker's coding round on this exercise runs."""
     _no_help_during_round(scope, slug, now, "hints")
-    hint, state = exercise_hints.show_next(
+    hint, state = hints.show_next(
         scope,
         settings.content_dir,
         slug,
@@ -145,7 +145,7 @@ def reveal_solution(
     the asker's coding round on this exercise runs. The reveal is recorded (it is part of
     the asker's export); once revealed, it is shown again."""
     _no_help_during_round(scope, slug, now, "solution")
-    solution = exercise_solutions.reveal(
+    solution = solutions.reveal(
         scope,
         settings.content_dir,
         slug,
@@ -160,11 +160,11 @@ def reveal_solution(
 def get_solution(slug: str, scope: ReaderDep, settings: SettingsDep, now: NowDep) -> SolutionPublic:
     """The solution again, once it has been revealed to the asker; 409 before, and while
     the asker's coding round on this exercise runs."""
-    exercises.one(scope.session.connection(), slug)
+    catalogue.one(scope.session.connection(), slug)
     _no_help_during_round(scope, slug, now, "solution")
-    solution = exercise_solutions.revealed(scope, settings.content_dir, slug)
+    solution = solutions.revealed(scope, settings.content_dir, slug)
     if solution is None:
-        raise exercise_solutions.SolutionRefused()
+        raise solutions.SolutionRefused()
     return SolutionPublic.of(solution)
 
 

@@ -8,8 +8,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from app.exercises.coding_rounds import MAX_MINUTES, MIN_MINUTES, ROUND_MINUTES
-from app.exercises.coding_views import RoundView
+from app.exercises.coding_rounds import MAX_MINUTES, MIN_MINUTES, ROUND_MINUTES, RoundView
 from app.exercises.schemas.exercises import ExercisePublic
 from app.models import aware
 

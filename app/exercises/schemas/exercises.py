@@ -8,9 +8,9 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from app.exercises.exercise_hints import Hint, HintState
-from app.exercises.exercise_solutions import Solution
-from app.exercises.exercises import ExerciseRow, visible_tests
+from app.exercises.catalogue import ExerciseRow, visible_tests
+from app.exercises.hints import Hint, HintState
+from app.exercises.solutions import Solution
 from app.models import Exercise, Run
 from app.runs.schemas import RunAccepted
 from sandbox.protocol import MAX_CODE_BYTES

@@ -7,7 +7,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from app.exercises.exercise_review import DueExercise
+from app.exercises.review import DueExercise
 from app.interview.review_queue import DueNow, DueQuestion
 
 

@@ -10,7 +10,7 @@ from fastapi.responses import HTMLResponse
 
 from app.deps import NowDep, ReaderDep, identify_for_page
 from app.domain import InvalidInput
-from app.exercises import exercise_review
+from app.exercises import review as exercise_review
 from app.interview import readiness
 from app.library import content_cache
 from app.progress.progress import MASTERY_RULE

@@ -8,7 +8,7 @@ from sqlalchemy import Connection
 
 from app.deps import app_state, identify_for_page_then
 from app.domain import Identity
-from app.exercises import exercise_status
+from app.exercises import status
 from app.reader.visits import OpenedItem, open_item
 from app.web.identity import bearer_scheme
 from app.web.routing import NamedRoute
@@ -43,7 +43,7 @@ async def item_detail(request: Request) -> HTMLResponse:
     context = {
         "exercises": opened.exercises,
         "exercise_statuses": opened.exercise_statuses,
-        "exercise_labels": exercise_status.LABELS,
+        "exercise_labels": status.LABELS,
         "page": opened.page,
         "item": opened.page.item,
         "prompts": opened.page.prompts,
