@@ -154,6 +154,24 @@ def test_the_declared_order_is_the_one_the_map_draws() -> None:
     assert tuple(drawn) == FEATURES
 
 
+def features_used() -> dict[str, set[str]]:
+    """feature -> the other features its modules import today."""
+    used: dict[str, set[str]] = {f: set() for f in FEATURES}
+    for path in feature_modules():
+        own = feature_of(module_name(path))
+        assert own is not None
+        used[own] |= {o for n in imports_of(path) if (o := feature_of(n)) and o != own}
+    return used
+
+
+def test_the_map_says_what_each_feature_uses() -> None:
+    """The map's last column is what each feature's code imports, no more and no less."""
+    doc = (PROJECT_ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
+    rows = re.findall(r"^\| \d+ \| `app/(\w+)/` \| .* \| ([^|]*) \|$", doc, flags=re.M)
+    drawn = {f: {u.strip() for u in uses.split(",")} - {"—", ""} for f, uses in rows}
+    assert drawn == features_used()
+
+
 def test_the_rules_see_an_upward_import() -> None:
     assert feature_of("app.exercises.routes.coding") == "exercises"
     assert layer_of("app.exercises.routes.coding") == "routes"
