@@ -15,7 +15,7 @@ from sandbox.grading.exercise import Exercise
 from sandbox.grading.trusted import grade_in_process
 from sandbox.protocol.grading import TestStatus
 
-BUGS = PROJECT_ROOT / "tests" / "exercises" / "outside_bugs"
+BUGS = PROJECT_ROOT / "tests" / "grading" / "outside_bugs"
 SEEDS = (0, 1, 2, 3, 4)
 # slug/bug -> the check that would catch it.
 KNOWN_ESCAPES: dict[str, str] = {}
