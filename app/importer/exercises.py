@@ -53,8 +53,10 @@ def sync_exercises(session: Session, content_dir: Path) -> tuple[list[str], list
     added: list[str] = []
     updated: list[str] = []
     seen: set[str] = set()
-    for position, folder in enumerate(exercise_folders(content_dir), start=1):
-        texts = _read(folder)
+    topic_rank = {slug: rank for slug, rank in session.exec(select(Topic.slug, Topic.position))}
+    read = [(folder, _read(folder)) for folder in exercise_folders(content_dir)]
+    read.sort(key=lambda pair: _set_order(pair[0], pair[1], topic_rank))
+    for position, (folder, texts) in enumerate(read, start=1):
         digest = hashlib.sha256("\0".join(texts.values()).encode()).hexdigest()
         row = existing.get(folder.name)
         seen.add(folder.name)
@@ -75,6 +77,23 @@ def sync_exercises(session: Session, content_dir: Path) -> tuple[list[str], list
         session.delete(existing[slug])
     session.flush()
     return added, updated, removed
+
+
+def _set_order(
+    folder: Path, texts: dict[str, str], topic_rank: dict[str, int]
+) -> tuple[int, int, str, str]:
+    """Where an exercise sits in the set: by topic (decks.yml's order), then difficulty, then
+    title, as a learner scans the list. A folder whose metadata is broken sorts last; the
+    import refuses it with its reason below."""
+    try:
+        meta = yaml.safe_load(texts["exercise.yml"]) or {}
+        rank = topic_rank.get(str(meta.get("topic")), len(topic_rank))
+        level = (
+            DIFFICULTIES.index(meta["difficulty"]) if meta.get("difficulty") in DIFFICULTIES else 3
+        )
+        return (rank, level, str(meta.get("title", "")).lower(), folder.name)
+    except yaml.YAMLError:
+        return (len(topic_rank) + 1, 0, "", folder.name)
 
 
 def _read(folder: Path) -> dict[str, str]:

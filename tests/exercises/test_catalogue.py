@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import yaml
 from fastapi.testclient import TestClient
 
 from app.settings import PROJECT_ROOT
@@ -26,6 +27,18 @@ def test_the_list_has_every_exercise_with_its_metadata(client: TestClient) -> No
         "entry_point": "softmax",
         "status": "new",
     }
+
+
+def test_the_list_goes_by_topic_then_difficulty_then_title(client: TestClient) -> None:
+    """As a learner scans it: decks.yml's topics in their order, easy before hard within
+    one, then by title; not the folders' names."""
+    decks = yaml.safe_load((PROJECT_ROOT / "content" / "decks.yml").read_text())
+    topic_rank = {t["slug"]: n for n, t in enumerate(decks["topics"])}
+    level = {"easy": 0, "medium": 1, "hard": 2}
+    listed = client.get("/api/exercises").json()
+    keys = [(topic_rank[e["topic"]], level[e["difficulty"]], e["title"].lower()) for e in listed]
+    assert keys == sorted(keys)
+    assert [e["slug"] for e in listed] != sorted(e["slug"] for e in listed)
 
 
 def test_the_list_filters_by_topic_difficulty_and_status(client: TestClient) -> None:

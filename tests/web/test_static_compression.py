@@ -4,7 +4,6 @@ Swagger UI's script), and compressed once it is ready."""
 
 from __future__ import annotations
 
-import asyncio
 import os
 import random
 from pathlib import Path
@@ -12,12 +11,13 @@ from pathlib import Path
 from starlette.responses import FileResponse, Response
 
 from app.web.static import SENT_AS_IS_UNTIL_READY, _compressed, precompress
+from tests.support.aio import run_async
 
 
 def answer(path: Path) -> Response | None:
     response = FileResponse(path, stat_result=os.stat(path))
     scope = {"type": "http", "method": "GET", "headers": [(b"accept-encoding", b"br, gzip")]}
-    return asyncio.run(_compressed(response, scope))
+    return run_async(_compressed(response, scope))
 
 
 def test_a_large_file_goes_as_it_is_until_compressed_then_compressed(tmp_path: Path) -> None:
