@@ -76,11 +76,6 @@ SWAGGER = "vendor/swagger-ui-5.35.0"
 YOUNG_GC_THRESHOLD = 10_000
 
 
-def _warm_up(app: FastAPI) -> None:
-    precompress(STATIC_DIR)
-    app.openapi()
-
-
 def make_run_queue(settings: Settings, recorder: RunRecorder) -> RunQueue:
     """The run queue the settings ask for."""
     if settings.run_queue is RunQueueKind.fake:
@@ -149,11 +144,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         else:
             keeper = asyncio.create_task(sweep_forever(engine))
         compile_all()
-        # Compressing the static files takes seconds of CPU (brotli at its best), and the
-        # API's schema about one more: a thread does both beside the first requests (which
-        # compress on demand what is not done yet), so that /docs answers its first visit
-        # from memory.
-        threading.Thread(target=_warm_up, args=(app,), daemon=True).start()
+        # Compressing the static files takes seconds of CPU (brotli at its best): a thread
+        # does it beside the first requests, which compress on demand what is not done yet.
+        threading.Thread(target=precompress, args=(STATIC_DIR,), daemon=True).start()
         # Everything loaded so far (modules, templates, compiled statements) lives as long as
         # the process. Freezing it keeps the garbage collector's full passes from walking it
         # again and again, which showed up as 100 ms pauses under load (bench/http_load.py).

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import gzip
 import os
+from functools import lru_cache
 from pathlib import Path
 
 import brotli  # type: ignore[import-untyped]
@@ -19,11 +20,6 @@ from starlette.types import Scope
 
 COMPRESSIBLE = {".css", ".js", ".svg", ".json", ".html", ".txt", ".map", ".md"}
 MIN_COMPRESSED_SIZE = 500  # smaller files gain less than the header costs
-# A file this large (Swagger UI's script) takes seconds to compress at the best level: asked
-# for before the start-up thread has done it, it is sent as it is rather than kept waiting.
-SENT_AS_IS_UNTIL_READY = 512 * 1024
-# Compressed bodies by (path, size, modification time): the static files are a fixed set.
-_READY: dict[tuple[str, int, int], dict[str, bytes]] = {}
 
 
 class VersionedStaticFiles(StaticFiles):
@@ -42,23 +38,22 @@ class VersionedStaticFiles(StaticFiles):
         return response
 
 
-# Compressed last: /docs alone loads them, and the bundle takes most of the CPU that
-# compressing everything costs (2.1 of 2.9 s on the 2-core machine). Left to the first
-# request, it made the first visit of /docs wait seconds.
-LAST = ("vendor/swagger-ui",)
+# Compressed on first request instead: /docs alone loads them, and the bundle took 2.1 of the
+# 2.9 s of CPU that compressing everything at start-up cost (measured on the 2-core machine).
+NOT_AT_START = ("vendor/swagger-ui",)
 
 
 def precompress(folder: Path) -> int:
-    """Compress every compressible file (run in a thread at start-up), the pages' own files
-    first; how many."""
-    files = sorted(
-        (p for p in folder.rglob("*") if p.is_file() and _compressible(p)),
-        key=lambda p: p.relative_to(folder).as_posix().startswith(LAST),
-    )
-    for path in files:
-        stat = path.stat()
-        _encoded(str(path), stat.st_size, stat.st_mtime_ns)
-    return len(files)
+    """Compress the files pages load (run in a thread at start-up); how many."""
+    count = 0
+    for path in folder.rglob("*"):
+        if path.relative_to(folder).as_posix().startswith(NOT_AT_START):
+            continue
+        if path.is_file() and _compressible(path):
+            stat = path.stat()
+            _encoded(str(path), stat.st_size, stat.st_mtime_ns)
+            count += 1
+    return count
 
 
 async def _compressed(response: FileResponse, scope: Scope) -> Response | None:
@@ -71,10 +66,7 @@ async def _compressed(response: FileResponse, scope: Scope) -> Response | None:
     encoding = "br" if "br" in accepted else "gzip" if "gzip" in accepted else None
     if encoding is None or scope.get("method") == "HEAD":
         return None
-    key = (str(path), stat.st_size, stat.st_mtime_ns)
-    if stat.st_size >= SENT_AS_IS_UNTIL_READY and key not in _READY:
-        return None  # the start-up thread is compressing it; meanwhile it goes as it is
-    bodies = await to_thread.run_sync(_encoded, *key)
+    bodies = await to_thread.run_sync(_encoded, str(path), stat.st_size, stat.st_mtime_ns)
     headers = {k: v for k, v in response.headers.items() if k.lower() != "content-length"}
     headers["Content-Encoding"] = encoding
     return Response(bodies[encoding], headers=headers)
@@ -84,16 +76,11 @@ def _compressible(path: Path) -> bool:
     return path.suffix.lower() in COMPRESSIBLE
 
 
+@lru_cache(maxsize=256)
 def _encoded(path: str, size: int, mtime_ns: int) -> dict[str, bytes]:
-    """The file compressed each way, kept; `size` and `mtime_ns` are part of the key only
-    (an edited file is compressed again)."""
-    key = (path, size, mtime_ns)
-    found = _READY.get(key)
-    if found is None:
-        data = Path(path).read_bytes()
-        found = {
-            "br": brotli.compress(data, quality=11),
-            "gzip": gzip.compress(data, compresslevel=9, mtime=0),
-        }
-        _READY[key] = found
-    return found
+    """The file compressed each way; `size` and `mtime_ns` are part of the key only."""
+    data = Path(path).read_bytes()
+    return {
+        "br": brotli.compress(data, quality=11),
+        "gzip": gzip.compress(data, compresslevel=9, mtime=0),
+    }
