@@ -75,7 +75,6 @@ FEATURES = (
 )
 # Rules every feature shares (learner resolution, rate limits), at the services' level.
 PLATFORM = "app.platform"
-PLUMBING = ("app.db", "app.models", "app.settings", "app.logs", "app.metrics", "app.prepared")
 FEATURE_PACKAGES = tuple(f"app.{f}" for f in FEATURES)
 WEB = ("fastapi", "starlette", "app.web", "app.deps", "app.main")
 
