@@ -10,7 +10,7 @@ last submit is still being graded, changes nothing here."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import datetime
 
 from sqlmodel import col, select
 
@@ -19,7 +19,7 @@ from app.exercises import review
 from app.exercises.coding_rounds import RoundView
 from app.exercises.review import SolveSource
 from app.exercises.solve_rating import AGAIN
-from app.models import ExerciseReviewEvent, Run
+from app.models import ExerciseReviewEvent, Run, aware
 
 MOCK = "mock"  # ExerciseReviewEvent.source of a mock interview's coding round
 
@@ -56,7 +56,7 @@ def _mark_solve(scope: LearnerScope, slug: str, run_id: str) -> ExerciseReviewEv
     run = scope.session.get(Run, run_id)
     if run is None or run.finished_at is None:
         return None
-    passed_at = _utc(run.finished_at)
+    passed_at = aware(run.finished_at)
     candidates = scope.session.exec(
         select(ExerciseReviewEvent).where(
             ExerciseReviewEvent.learner_id == scope.learner_id,
@@ -64,7 +64,7 @@ def _mark_solve(scope: LearnerScope, slug: str, run_id: str) -> ExerciseReviewEv
             col(ExerciseReviewEvent.source).in_((SolveSource.PRACTICE, SolveSource.REVIEW)),
         )
     )
-    event = next((e for e in candidates if _utc(e.reviewed_at) == passed_at), None)
+    event = next((e for e in candidates if aware(e.reviewed_at) == passed_at), None)
     if event is not None:
         event.source = MOCK
         scope.session.add(event)
@@ -87,7 +87,3 @@ def _submits(scope: LearnerScope, view: RoundView) -> int:
         )
     )
     return len(list(rows))
-
-
-def _utc(moment: datetime) -> datetime:
-    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 from functools import cache
 
 from fsrs import Card, Rating, Scheduler
@@ -77,9 +77,9 @@ def record_solve(session: Session, run: Run) -> ExerciseReviewEvent | None:
     session.get(Learner, run.learner_id, with_for_update=True)
     scope = LearnerScope(session, run.learner_id)
     slug = run.exercise_slug
-    passed_at = _utc(run.finished_at or run.created_at)
+    passed_at = aware(run.finished_at or run.created_at)
     card = card_of(scope, slug)
-    if card is not None and _utc(card.due) > passed_at:
+    if card is not None and aware(card.due) > passed_at:
         return None  # solved already and not yet due: part of a solve already counted
     since = _span_start(scope, slug, card)
     solve = _solve_between(scope, slug, since, run, passed_at)
@@ -130,7 +130,7 @@ def _span_start(scope: LearnerScope, slug: str, card: ExerciseCard | None) -> da
     """Where the solve a pass ends began: the learner's last event on the exercise, or the
     moment its card fell due when that is later; None (the beginning) for a first solve."""
     last = _last_event(scope, slug)
-    moments = [_utc(m) for m in (last.reviewed_at if last else None, card and card.due) if m]
+    moments = [aware(m) for m in (last.reviewed_at if last else None, card and card.due) if m]
     return max(moments, default=None)
 
 
@@ -160,7 +160,7 @@ def _solve_between(
         reveals = reveals.where(col(SolutionReveal.revealed_at) > since)
     graded = list(scope.session.exec(runs))
     # Time counts from the first submission of either mode: Run is working on it too.
-    first = min((_utc(at) for _, at in graded), default=_utc(run.created_at))
+    first = min((aware(at) for _, at in graded), default=aware(run.created_at))
     return Solve(
         attempts=max(1, sum(mode == "submit" for mode, _ in graded)),
         hints=scope.session.exec(hints).one(),
@@ -225,7 +225,7 @@ def next_review(scope: LearnerScope, slug: str, *, now: datetime) -> NextReview 
     card = card_of(scope, slug)
     if card is None:
         return None
-    due = _utc(card.due)
+    due = aware(card.due)
     left = due - now
     days = 0 if left.total_seconds() <= 0 else max(1, round(left.total_seconds() / 86400))
     return NextReview(due, days)
@@ -263,7 +263,8 @@ def due_exercises(scope: LearnerScope, *, now: datetime, limit: int = 30) -> lis
         .limit(limit)
     )
     return [
-        DueExercise(slug, title, topic, level, _utc(due)) for slug, title, topic, level, due in rows
+        DueExercise(slug, title, topic, level, aware(due))
+        for slug, title, topic, level, due in rows
     ]
 
 
@@ -285,7 +286,3 @@ def recall_on(scope: LearnerScope, when: datetime) -> dict[str, float]:
         )
     )
     return {slug: solve_recall(card, when) for slug, card in rows}
-
-
-def _utc(moment: datetime) -> datetime:
-    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)

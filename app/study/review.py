@@ -1,6 +1,6 @@
 """Spaced review: each question is a card per learner, scheduled with FSRS (the `fsrs`
-package; this module is the only one that knows it), and so is each solved exercise
-(app/exercises/review.py keeps their logs). The review log is the source of
+package), and so is each solved exercise (app/exercises/review.py keeps their logs, on a
+scheduler of its own without learning steps). The review log is the source of
 truth: a card's schedule is the log replayed, so it can always be computed again. Times
 are UTC everywhere.
 
@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 from functools import cache
 from typing import Any
 
@@ -22,7 +22,7 @@ from sqlalchemy import select as core_select
 from sqlmodel import col, select
 
 from app.domain import Identity, LearnerScope
-from app.models import Exercise, ExerciseCard, Learner, ReviewCard, ReviewEvent
+from app.models import Exercise, ExerciseCard, Learner, ReviewCard, ReviewEvent, aware
 
 SLOW_SECONDS = 45.0  # a right answer that took longer than this rates Hard
 
@@ -87,9 +87,9 @@ def recompute(scope: LearnerScope, question_id: int) -> ReviewCard | None:
     ).all()
     if not events:
         return None
-    card = Card(card_id=question_id, due=_utc(events[0].reviewed_at))
+    card = Card(card_id=question_id, due=aware(events[0].reviewed_at))
     for event in events:
-        card, _ = _scheduler().review_card(card, Rating(event.rating), _utc(event.reviewed_at))
+        card, _ = _scheduler().review_card(card, Rating(event.rating), aware(event.reviewed_at))
     row = scope.session.get(ReviewCard, (scope.learner_id, question_id))
     return _save(scope, question_id, card, row)
 
@@ -147,10 +147,6 @@ def _save(scope: LearnerScope, question_id: int, card: Card, row: ReviewCard | N
     scope.session.add(row)
     scope.session.flush()
     return row
-
-
-def _utc(moment: datetime) -> datetime:
-    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
 
 
 def due_count_of(owner: Any) -> Any:
