@@ -100,10 +100,11 @@ class RunRecorder:
     """Writes each run's start and outcome as the queue reports them (the RunObserver of
     app/runqueue), in a worker thread so the event loop never waits on the database."""
 
-    def __init__(self, engine: Engine, *, on_end: Sequence[RunEnded] = ()) -> None:
+    def __init__(self, engine: Engine, *, on_end: Sequence[RunEnded]) -> None:
         self.engine = engine
         # What the features above the runs make of a run that ended, each in the same
-        # transaction as the outcome (app/main.py wires them: RUN_ENDED).
+        # transaction as the outcome (app/main.py wires them: RUN_ENDED). Required, so that
+        # a recorder without them is a choice (a test of the recording alone), not a slip.
         self.on_end = tuple(on_end)
 
     async def started(self, run_id: str, backend: str, device: str, attempt: int = 1) -> bool:

@@ -111,7 +111,7 @@ def origin() -> RunOrigin:
 
 
 async def submit_with(engine: Engine, key: str) -> runs.Submitted:
-    queue = FakeRunQueue(RunRecorder(engine), linger_seconds=0)
+    queue = FakeRunQueue(RunRecorder(engine, on_end=()), linger_seconds=0)
     limiter = RunLimiter(HitStore(engine), concurrent=100, concurrent_per_client=100)
     try:
         return await runs.submit(

@@ -29,7 +29,7 @@ def record(engine: Engine, result: RunResult) -> Run:
             )
         )
         session.commit()
-    recorder = RunRecorder(engine)
+    recorder = RunRecorder(engine, on_end=())
     run_async(recorder.finished(result.id, result))
     killed = RunResult.refused(result.id, Verdict.KILLED, "Cancelled.")
     run_async(recorder.finished(result.id, killed))  # a late second outcome

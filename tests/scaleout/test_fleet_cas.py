@@ -46,7 +46,7 @@ def ok(run_id: str) -> RunResult:
 
 def races(engine: Engine) -> None:
     add_queued(engine, "r1")
-    recorder = RunRecorder(engine)
+    recorder = RunRecorder(engine, on_end=())
 
     async def scenario() -> None:
         starts = await asyncio.gather(*(recorder.started("r1", "cpu", "x", n) for n in (1, 2)))
@@ -83,7 +83,7 @@ def test_replicas_rebuilding_at_once_add_one_job_per_queued_run(
     add_queued(engine, "just-now")  # its replica is still queueing it: left alone
 
     async def scenario() -> list[tuple[int, int]]:
-        recorder = RunRecorder(engine)
+        recorder = RunRecorder(engine, on_end=())
         timing = FleetTiming(heartbeat_seconds=0.2, lease_seconds=1.0)
         queues = [RedisRunQueue(redis_server.url, recorder, timing) for _ in range(4)]
         try:
@@ -108,7 +108,7 @@ def test_consumers_that_hold_nothing_and_went_quiet_are_forgotten(
 
     async def scenario() -> None:
         timing = FleetTiming(heartbeat_seconds=0.005, lease_seconds=0.01)
-        queue = RedisRunQueue(redis_server.url, RunRecorder(engine), timing)
+        queue = RedisRunQueue(redis_server.url, RunRecorder(engine, on_end=()), timing)
         try:
             await queue.ensure_groups()
             for run in ("r1", "r2"):
