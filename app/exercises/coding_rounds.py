@@ -146,7 +146,7 @@ def _start(found: CodingRound, now: datetime) -> None:
     found.deadline = now + timedelta(minutes=found.minutes)
 
 
-def _round(session: Session, learner_id: int, round_id: str, now: datetime) -> CodingRound:
+def own_round(session: Session, learner_id: int, round_id: str, now: datetime) -> CodingRound:
     """The learner's round; one whose deadline passed is closed now (not committed).
     Someone else's round answers like no round at all."""
     found = session.get(CodingRound, round_id)
@@ -160,7 +160,7 @@ def _round(session: Session, learner_id: int, round_id: str, now: datetime) -> C
 
 
 def load(scope: LearnerScope, round_id: str, *, now: datetime) -> RoundView:
-    return build_view(scope.session, _round(scope.session, scope.learner_id, round_id, now), now)
+    return build_view(scope.session, own_round(scope.session, scope.learner_id, round_id, now), now)
 
 
 def of_attempt(scope: LearnerScope, attempt_id: str, *, now: datetime) -> RoundView | None:
@@ -179,7 +179,7 @@ def of_attempt(scope: LearnerScope, attempt_id: str, *, now: datetime) -> RoundV
 def begin(scope: LearnerScope, round_id: str, *, now: datetime) -> RoundView:
     """Start a round that waited for the learner (a mock interview's): its clock runs from
     now. Starting it again changes nothing."""
-    found = _round(scope.session, scope.learner_id, round_id, now)
+    found = own_round(scope.session, scope.learner_id, round_id, now)
     if found.started_at is None:
         _start(found, now)
         scope.session.add(found)
@@ -189,7 +189,7 @@ def begin(scope: LearnerScope, round_id: str, *, now: datetime) -> RoundView:
 
 def finish(scope: LearnerScope, round_id: str, *, now: datetime) -> RoundView:
     """End the round now, with its last submission (not committed); twice changes nothing."""
-    found = _round(scope.session, scope.learner_id, round_id, now)
+    found = own_round(scope.session, scope.learner_id, round_id, now)
     if found.started_at is None:
         raise RoundNotStarted("This coding round has not started yet.")
     if found.closed_at is None:
@@ -210,7 +210,7 @@ def admit(engine: Engine, identity: Identity, round_id: str, *, now: datetime) -
         scope = learners.resolve(session, identity)
         if scope is None:
             raise RoundNotFound(round_id)
-        found = _round(session, scope.learner_id, round_id, now)
+        found = own_round(session, scope.learner_id, round_id, now)
         session.commit()  # a round closed at its deadline just now stays closed
         if found.started_at is None:
             raise RoundNotStarted("This coding round has not started yet: start it first.")
@@ -301,6 +301,8 @@ class Outcome:
     score: float | None
     failing: list[dict[str, Any]]  # the tests that did not pass: name, category, message
     run_id: str | None
+    # The graded code is what the editor held at the end, sent when the round closed.
+    sent_at_end: bool = False
 
 
 @dataclass(frozen=True)
@@ -352,16 +354,23 @@ def build_view(session: Session, found: CodingRound, now: datetime) -> RoundView
     exercise = session.exec(select(Exercise).where(Exercise.slug == found.exercise_slug)).first()
     if exercise is None:  # the exercise left the content since: the round cannot be shown
         raise NotFound(f"No coding round has the id '{found.id}'.")
-    outcome = _outcome(session, found.run_id) if found.closed_at is not None else None
+    outcome = _outcome(session, found) if found.closed_at is not None else None
     return RoundView(round=found, exercise=exercise, now=now, outcome=outcome)
 
 
-def _outcome(session: Session, run_id: str | None) -> Outcome:
-    run = session.get(Run, run_id) if run_id else None
+def _outcome(session: Session, found: CodingRound) -> Outcome:
+    run = session.get(Run, found.run_id) if found.run_id else None
+    sent_at_end = (
+        found.draft_graded_at is not None and run is not None and run.code == found.draft_code
+    )
+    unsent = found.draft_graded_at is None and found.draft_code is not None
+    if unsent and (run is None or run.code != found.draft_code):
+        # Code left unsubmitted at the end, not yet sent to the grader (round_drafts.py).
+        return Outcome("grading", None, None, [], None, sent_at_end=True)
     if run is None:
         return Outcome("none", None, None, [], None)
     if run.status != "done":
-        return Outcome("grading", None, None, [], run.id)
+        return Outcome("grading", None, None, [], run.id, sent_at_end)
     report = json.loads(run.grading) if run.grading else {}
     failing = [
         {k: t.get(k, "") for k in ("name", "category", "message")}
@@ -369,4 +378,4 @@ def _outcome(session: Session, run_id: str | None) -> Outcome:
         if t.get("status") != "pass"
     ]
     verdict = run.grading_verdict or run.verdict
-    return Outcome("graded", verdict, run.score, failing, run.id)
+    return Outcome("graded", verdict, run.score, failing, run.id, sent_at_end)

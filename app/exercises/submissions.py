@@ -7,10 +7,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from sqlalchemy.engine import Engine
+from sqlmodel import Session, col, select
 
 from app.domain import InvalidInput, LearnerScope, NotFound, RunRejected
 from app.exercises import catalogue
-from app.models import Run
+from app.models import CodingRound, Run
 from app.platform.ratelimit import RunLimiter
 from app.runqueue import RunQueue
 from app.runs import runs
@@ -128,5 +129,48 @@ def owned(
     except NotFound:
         raise SubmissionNotFound(slug, submission_id) from None
     if run.exercise_slug != slug:
+        raise SubmissionNotFound(slug, submission_id)
+    return run
+
+
+# The Submissions tab: every grading of the learner's code on this exercise (Runs and
+# Submits, a coding round's included), newest first, each with its code.
+
+HISTORY_LIMIT = 50
+
+
+@dataclass(frozen=True)
+class PastSubmission:
+    run: Run
+    in_round: bool  # graded as a coding round's result
+
+
+def history(
+    session: Session, learner_id: int, slug: str, *, limit: int = HISTORY_LIMIT
+) -> list[PastSubmission]:
+    runs_of = session.exec(
+        select(Run)
+        .where(
+            Run.learner_id == learner_id,
+            Run.exercise_slug == slug,
+            col(Run.grading_mode).is_not(None),
+        )
+        .order_by(col(Run.created_at).desc())
+        .limit(limit)
+    ).all()
+    round_runs = set(
+        session.exec(
+            select(CodingRound.run_id).where(
+                CodingRound.learner_id == learner_id, CodingRound.exercise_slug == slug
+            )
+        )
+    )
+    return [PastSubmission(run, run.id in round_runs) for run in runs_of]
+
+
+def one_of_history(session: Session, learner_id: int, slug: str, submission_id: str) -> Run:
+    """One of the learner's gradings on this exercise (for its diff against the editor)."""
+    run = session.get(Run, submission_id)
+    if run is None or run.learner_id != learner_id or run.exercise_slug != slug:
         raise SubmissionNotFound(slug, submission_id)
     return run

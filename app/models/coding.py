@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
+from sqlalchemy import Column, Text
 from sqlmodel import Field, SQLModel
 
 from app.models.base import utcnow
@@ -34,3 +35,11 @@ class CodingRound(SQLModel, table=True):
     # key points the learner ticked for it ("1,3"); None until graded.
     followup_index: int | None = None
     followup_covered: str | None = Field(default=None, max_length=100)
+    # The code in the round's editor, saved as the learner types: a reload gets it back, and
+    # when the round ends with it unsubmitted it is graded as the round's last submission
+    # (app/exercises/round_drafts.py), so time running out never throws code away.
+    draft_code: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
+    draft_saved_at: datetime | None = None
+    # When the draft left at the end was sent to be graded: it is sent once, however many
+    # pages ask for the round at the same moment.
+    draft_graded_at: datetime | None = None

@@ -1,9 +1,11 @@
-// An exercise page: the starter in the editor (drafts kept in this browser), Run (visible
-// tests) and Submit (every test) with Ctrl+Enter and Ctrl+Shift+Enter, and each test's
-// result shown under its category as it streams in, the first failure opened. Anything the
-// code or the grader says is inserted as text, never as HTML. A coding round's page uses it
-// too: its submissions go to the round (data-submit-url), it keeps no drafts (data-drafts
-// "none": the round starts from the starter) and it has no solution button.
+// An exercise page: the starter in the editor (drafts kept in this browser, or with the
+// account), Run (visible tests) and Submit (every test) with Ctrl+Enter and Ctrl+Shift+Enter,
+// Cancel (Esc) while grading, and each test's result shown under its category as it streams
+// in, the first failure opened; the latest grading is drawn again after a reload. Anything
+// the code or the grader says is inserted as text, never as HTML. A coding round's page uses
+// it too: its submissions go to the round (data-submit-url), its draft is the round's
+// (data-drafts "round", saved to data-draft-url as the learner types), and "I'm done" and
+// the end of its clock send the editor's code with the form that ends the round.
 (function () {
   "use strict";
   const article = document.querySelector("article.exercise");
@@ -14,6 +16,7 @@
   const $ = (id) => document.getElementById(id);
   const runButton = $("run-tests");
   const submitButton = $("submit-tests");
+  const cancelButton = $("cancel-run");
   const resetButton = $("reset-code");
   const picker = $("backend-picker");
   const state = $("grading-state");
@@ -29,7 +32,7 @@
   const STATUS = { pass: "passed", fail: "failed", error: "error", timeout: "timed out" };
   const VERDICTS = {
     passed: "Every test passed", failed: "Some tests failed", error: "Your code could not be graded",
-    timeout: "Out of time", rejected: "Not run", internal_error: "The sandbox failed", killed: "Stopped",
+    timeout: "Out of time", rejected: "Not run", internal_error: "The sandbox failed", killed: "Cancelled",
   };
 
   function el(tag, props, children) {
@@ -48,9 +51,9 @@
   const original = pre.textContent.replace(/\n$/, "");
   // Drafts as for samples: a guest's in this browser, an account's on the server, so they
   // follow it to any device (and are not left in a shared browser).
-  const accountDrafts = article.dataset.drafts === "account";
+  const roundDrafts = article.dataset.drafts === "round";
+  const accountDrafts = article.dataset.drafts === "account" || roundDrafts;
   // A review re-solves from the starter: the saved draft is neither shown nor overwritten.
-  // Nor does a coding round (data-drafts "none"), which starts from the starter too.
   const startsFresh = article.dataset.review === "1" || article.dataset.drafts === "none";
   const draftKey = `backprop-exercise-draft:${slug}`;
   let draft = null;
@@ -69,14 +72,17 @@
     } catch (e) { /* storage full or off: the draft lives as long as the page */ }
   };
   function serverSaver() {
-    const url = `/exercises/${slug}/draft`;
+    const url = article.dataset.draftUrl || `/exercises/${slug}/draft`;
     let pending = null; // the text not yet sent
     let timer = null;
     function send(text, beacon) {
       const form = new FormData();
       form.append("csrf_token", csrfToken());
-      if (text !== original) form.append("code", text);
-      const target = text === original ? `${url}/discard` : url;
+      // A round keeps whatever its editor holds, the starter included; an exercise's draft
+      // back at the starter is forgotten.
+      const discard = text === original && !roundDrafts;
+      if (!discard) form.append("code", text);
+      const target = discard ? `${url}/discard` : url;
       if (beacon && navigator.sendBeacon) { navigator.sendBeacon(target, form); return; }
       fetch(target, { method: "POST", body: form, headers: { "X-CSRF-Token": csrfToken() } })
         .catch(() => { pending = text; }); // offline: sent again with the next change
@@ -114,8 +120,18 @@
   resetButton.disabled = !restored;
   article.backpropEditor = editor; // as a sample's figure holds its editor
   if (restored) {
-    draftNote.textContent = `Your edited code is back (kept ${accountDrafts ? "with your account" : "in this browser"}). Reset returns to the starter.`;
+    const where = roundDrafts ? "with this round" : accountDrafts ? "with your account" : "in this browser";
+    draftNote.textContent = `Your edited code is back (kept ${where}). Reset returns to the starter.`;
     draftNote.hidden = false;
+  }
+  // The form that ends a round ("I'm done", or sent by the clock at zero) carries the code
+  // in the editor: code not yet submitted is graded as the round's last submission.
+  const finishForm = roundDrafts ? document.getElementById("quiz-submit") : null;
+  if (finishForm) {
+    finishForm.addEventListener("formdata", (e) => {
+      const code = editor.getValue();
+      if (code !== original || restored) e.formData.set("code", code); // the starter, untouched, is not an answer
+    });
   }
 
   let current = null; // {id, source}
@@ -125,6 +141,7 @@
   function busy(on) {
     runButton.disabled = submitButton.disabled = on || !canRun;
     loading.hidden = !on;
+    if (cancelButton) cancelButton.hidden = !on;
     article.classList.toggle("is-running", on);
   }
 
@@ -165,7 +182,8 @@
     if (!passed && !groups.querySelector("details[open]")) group.open = true;
   }
 
-  function finish(result) {
+  function finish(result, options) {
+    const restored = options && options.restored;
     busy(false);
     if (current && current.source) current.source.close();
     current = null;
@@ -191,8 +209,13 @@
     stream.textContent = result.output || "";
     outputBox.hidden = !result.output;
     state.textContent = `${title}.`;
+    if (restored) {
+      verdictBox.append(el("p", { className: "muted verdict-when", textContent: `Your latest ${result.mode === "run" ? "Run" : "Submit"}, kept from before. Every one is in the Submissions tab.` }));
+    }
+    if (restored) return;
     if (window.BackpropDevices) window.BackpropDevices.show(result);
-    // The Hints panel and the solution (exercise-practice.js) follow each graded submission.
+    // The Hints panel, the solution (exercise-practice.js) and the Submissions tab
+    // (exercise-workspace.js) follow each graded submission.
     article.dispatchEvent(new CustomEvent("exercise:graded", { detail: result }));
   }
 
@@ -214,7 +237,9 @@
     busy(true);
     state.textContent = mode === "run" ? "Running the visible tests…" : "Grading on every test…";
     const bothBox = $("both-devices");
-    const backend = bothBox && bothBox.checked ? "both" : picker.value || "auto";
+    const fixed = $("backend-fixed");
+    const chosen = picker ? picker.value : fixed ? fixed.dataset.backend : "";
+    const backend = bothBox && bothBox.checked ? "both" : chosen || "auto";
     const devices = window.BackpropDevices;
     let response;
     try {
@@ -235,9 +260,15 @@
     if (devices) {
       if (backend === "both") devices.start(slug, body); else devices.stop();
     }
-    const base = `/api/exercises/${slug}/submissions/${body.id}`;
+    follow(body.id);
+  }
+
+  // Stream a grading's events into the results (a fresh one, or one still running when the
+  // page was reloaded).
+  function follow(id) {
+    const base = `/api/exercises/${slug}/submissions/${id}`;
     const source = new EventSource(`${base}/events`);
-    current = { id: body.id, source };
+    current = { id, source };
     source.addEventListener("queued", (e) => {
       const { position } = JSON.parse(e.data);
       state.textContent = position === 1 ? "Waiting: next in line…" : `Waiting: ${position} in line…`;
@@ -252,6 +283,46 @@
         if (r.status === "done") finish(r); else fail("Lost contact with the grader; reload to see how it ended.");
       }).catch(() => fail("Lost contact with the server."));
     };
+  }
+
+  // Cancel: the run ends "killed", and its result arrives on the stream as any result does.
+  async function cancel() {
+    if (!current || !cancelButton || cancelButton.hidden) return;
+    cancelButton.disabled = true;
+    state.textContent = "Cancelling…";
+    try {
+      const response = await fetch(`/api/runs/${current.id}/cancel`, {
+        method: "POST", headers: { "Accept": "application/json", "X-CSRF-Token": csrfToken() },
+      });
+      if (!response.ok) {
+        const body = await response.json().catch(() => ({}));
+        state.textContent = typeof body.detail === "string" ? body.detail : "It could not be cancelled.";
+      }
+    } catch (e) {
+      state.textContent = "The server could not be reached to cancel it.";
+    } finally {
+      cancelButton.disabled = false;
+    }
+  }
+  if (cancelButton) cancelButton.addEventListener("click", cancel);
+  document.addEventListener("keydown", (e) => {
+    if (e.key === "Escape" && current && !document.querySelector("dialog[open]")) cancel();
+  });
+
+  // After a reload: the latest grading as it ended, or followed again if it still runs.
+  const lastNode = $("last-result");
+  if (lastNode && canRun) {
+    let last = null;
+    try { last = JSON.parse(lastNode.textContent); } catch (e) { last = null; }
+    if (last && last.status === "done") {
+      panel.hidden = false;
+      finish(last, { restored: true });
+    } else if (last) {
+      panel.hidden = false;
+      busy(true);
+      state.textContent = "Grading…";
+      follow(last.id);
+    }
   }
 
   runButton.addEventListener("click", () => start("run"));

@@ -22,6 +22,8 @@
       if (left <= 60 && !warned) {
         warned = true;
         clock.classList.add("is-warning");
+        var warning = document.getElementById("quiz-clock-warning");
+        if (warning) warning.hidden = false;
         announce.textContent = "One minute left.";
       }
       // Screen readers hear the time politely at whole minutes, not every second.
@@ -31,7 +33,10 @@
         announce.textContent = minute + " minutes left.";
       }
       if (left <= 0) {
-        announce.textContent = "Time is up: your answers are being scored.";
+        // A coding round's form also carries the editor's code (static/js/exercise.js).
+        announce.textContent = document.getElementById("quiz-clock-warning")
+          ? "Time is up: the code in your editor is being submitted."
+          : "Time is up: your answers are being scored.";
         submit.requestSubmit();
         return;
       }

@@ -7,6 +7,7 @@ import socket
 import threading
 import time
 from collections.abc import Callable, Iterator
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -167,3 +168,27 @@ def pages_wider_than_their_viewport(
         if (overflow := sideways_scroll(page)) > 0:
             overflows[path] = overflow
     return overflows
+
+
+class MovableClock:
+    """Real time, plus an offset a test can move forward."""
+
+    def __init__(self) -> None:
+        self.offset = timedelta(0)
+
+    def __call__(self) -> datetime:
+        return datetime.now(UTC) + self.offset
+
+    def advance(self, delta: timedelta) -> None:
+        self.offset += delta
+
+
+@pytest.fixture
+def clock(live_app: FastAPI) -> Iterator[MovableClock]:
+    state = live_app.state.backprop
+    original = state.clock
+    state.clock = MovableClock()
+    try:
+        yield state.clock
+    finally:
+        state.clock = original

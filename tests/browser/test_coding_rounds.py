@@ -7,12 +7,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from datetime import timedelta
 
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
 from app.settings import PROJECT_ROOT
-from tests.browser.conftest import screenshot, sideways_scroll
+from tests.browser.conftest import MovableClock, screenshot, sideways_scroll
 from tests.browser.test_accessibility import AXE, SIZES, _serious
 from tests.support.sandbox_worker import needs_isolation
 
@@ -159,3 +160,75 @@ def test_a_long_test_name_fits_a_phone_and_the_round_can_be_ended(
     page.get_by_role("button", name="I'm done: end the round").click()
     expect(page.locator(".round-verdict")).to_be_visible()
     context.close()
+
+
+def _start_round(page: Page) -> str:
+    page.goto("/quizzes")
+    page.get_by_label("Topic", exact=True).select_option("regularization")
+    page.get_by_role("button", name="Start a coding interview").click()
+    slug = page.locator("article.exercise").get_attribute("data-exercise")
+    assert slug
+    expect(page.locator(".cm-content")).to_contain_text("def ", timeout=20_000)
+    return slug
+
+
+def _type(page: Page, code: str) -> None:
+    page.evaluate(
+        "code => document.querySelector('article.exercise').backpropEditor.setValue(code)", code
+    )
+
+
+def test_a_round_that_runs_out_grades_the_code_left_in_the_editor(
+    guest: Page, clock: MovableClock
+) -> None:
+    """Ten minutes of code are never thrown away: the clock and its last-minute warning stay
+    in view beside the editor, and at zero the code in the editor is submitted and graded
+    though the learner never pressed Submit; the exercise page lists it among the round's
+    submissions. The browser's clock and the server's are moved on together."""
+    page = guest
+    page.set_viewport_size({"width": 1366, "height": 900})
+    page.clock.install()
+    slug = _start_round(page)
+    reference = (EXERCISES / slug / "reference.py").read_text().rstrip("\n")
+    _type(page, reference)
+    left = float(page.locator("#quiz-clock").get_attribute("data-seconds-left") or "0")
+    clock.advance(timedelta(seconds=left - 8))
+    page.clock.fast_forward(int((left - 8) * 1000))
+    # The last seconds: the clock, its warning, the editor and Submit on screen together.
+    expect(page.locator("#quiz-clock-warning")).to_be_visible()
+    expect(page.locator("#quiz-clock")).to_have_class(re.compile("is-warning"))
+    for selector in ("#quiz-clock", ".cm-editor", "#submit-tests"):
+        box = page.locator(selector).bounding_box()
+        assert box and box["y"] >= 0 and box["y"] + box["height"] <= 900, (selector, box)
+    screenshot(page, "coding-round-last-seconds")
+
+    # Zero: the round ends by itself, and the editor's code is its graded result.
+    note = page.locator(".round-verdict .round-note, .round-verdict .verdict").first
+    expect(note).to_be_visible(timeout=30_000)
+    assert "Nothing was submitted" not in note.inner_text(), (
+        "the code left in the editor was thrown away at the end of the round"
+    )
+    verdict = page.locator(".round-verdict .verdict")
+    expect(verdict).to_have_text("Every test passed", timeout=90_000)
+    expect(page.locator(".round-verdict")).to_contain_text("submitted for you")
+    screenshot(page, "coding-round-graded-at-zero")
+    page.get_by_role("link", name="Open the exercise with your round's code").click()
+    expect(page.locator("#tab-submissions")).to_have_attribute("aria-selected", "true")
+    row = page.locator(".submission-row").first
+    expect(row).to_contain_text("Coding round")
+    expect(row).to_contain_text("Passed")
+    row.locator("summary").click()
+    row.get_by_role("button", name="Load into the editor").click()
+    loaded = page.evaluate("document.querySelector('article.exercise').backpropEditor.getValue()")
+    assert loaded == reference
+
+
+def test_the_code_typed_in_a_round_comes_back_after_a_reload(guest: Page) -> None:
+    page = guest
+    _start_round(page)
+    code = "def typed_in_the_round():\n    return 42"
+    with page.expect_response(lambda r: r.url.endswith("/draft") and r.status == 204):
+        _type(page, code)
+    page.reload()
+    expect(page.locator(".cm-content")).to_contain_text("typed_in_the_round", timeout=20_000)
+    expect(page.locator("#draft-note")).to_contain_text("kept with this round")

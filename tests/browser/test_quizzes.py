@@ -10,12 +10,10 @@ test is a fresh guest, so a moved clock never reaches another test's data."""
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 from typing import Literal
 
 import pytest
-from fastapi import FastAPI
 from playwright.sync_api import (
     Browser,
     BrowserContext,
@@ -26,37 +24,13 @@ from playwright.sync_api import (
     expect,
 )
 
-from tests.browser.conftest import screenshot, sideways_scroll
+from tests.browser.conftest import MovableClock, screenshot, sideways_scroll
 
 pytestmark = pytest.mark.browser
 
 QUIZ_URL = re.compile(r"/quizzes/[0-9a-f]{32}$")
 DROPOUT_PROMPT = "Why does inverted Dropout scale surviving activations"
 SLOW_MS = 20_000  # a page the shared two-core machine may be slow to send
-
-
-class MovableClock:
-    """Real time, plus an offset a test can move forward."""
-
-    def __init__(self) -> None:
-        self.offset = timedelta(0)
-
-    def __call__(self) -> datetime:
-        return datetime.now(UTC) + self.offset
-
-    def advance(self, delta: timedelta) -> None:
-        self.offset += delta
-
-
-@pytest.fixture
-def clock(live_app: FastAPI) -> Iterator[MovableClock]:
-    state = live_app.state.backprop
-    original = state.clock
-    state.clock = MovableClock()
-    try:
-        yield state.clock
-    finally:
-        state.clock = original
 
 
 def watch_console(page: Page) -> list[str]:

@@ -122,7 +122,7 @@ def test_a_coding_interview_hides_the_difficulty_until_its_verdict(
     assert api["seconds_left"] == 20 * 60
     # As shown: escaped, with a line-break opportunity at each joint of a long name.
     assert breakable(exercise.title) in page
-    assert 'id="quiz-clock"' in page and 'data-drafts="none"' in page
+    assert 'id="quiz-clock"' in page and 'data-drafts="round"' in page
     assert not DIFFICULTY_BADGE.search(page)
     assert "reveal-solution" not in page and "/solution" not in page
     assert f'data-submit-url="/api/coding-rounds/{round_id}/submissions"' in page
@@ -415,4 +415,7 @@ def test_a_running_round_has_the_exercise_workbench_without_help_or_a_second_dev
     for absent in ('id="both-devices"', 'id="device-compare"', 'id="hints"', "reveal-solution"):
         assert absent not in page, absent
     exercise_page = client.get(f"/exercises/{opened['exercise']['slug']}").text
-    assert 'id="submit-tests"' in exercise_page and 'id="device-compare"' in exercise_page
+    assert 'id="submit-tests"' in exercise_page
+    # This server's sandbox grades on the CPU only: the toolbar says nothing of a GPU.
+    toolbar = exercise_page.split('id="exercise-toolbar"', 1)[1].split("</div>", 1)[0]
+    assert "GPU" not in toolbar and 'id="device-compare"' not in exercise_page

@@ -5,6 +5,7 @@ interview's round is started from the mock (app/interview/routes/mock.py) and so
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from datetime import datetime
 from typing import Annotated
 
@@ -14,17 +15,20 @@ from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
 from app.deps import (
+    ClientDep,
     EngineDep,
     IdentityDep,
     NowDep,
     ReaderDep,
+    RunLimiterDep,
     RunQueueDep,
+    SettingsDep,
     WriterDep,
     identify_for_page,
 )
-from app.domain import Identity
+from app.domain import MAX_DRAFT_CHARACTERS, Identity
 from app.exercises import catalogue as exercises
-from app.exercises import coding_rounds
+from app.exercises import coding_rounds, round_drafts
 from app.exercises.coding_rounds import MAX_MINUTES, MIN_MINUTES, ROUND_MINUTES, RoundNotFound
 from app.library import content_cache
 from app.platform import learners
@@ -54,13 +58,59 @@ async def round_page(
     identity: IdentityDep,
     engine: EngineDep,
     queue: RunQueueDep,
+    limiter: RunLimiterDep,
+    settings: SettingsDep,
+    client: ClientDep,
     now: NowDep,
 ) -> HTMLResponse:
     """The exercise against the clock (no hints, no solution, no difficulty), or, once the
-    round is over, its verdict."""
+    round is over, its verdict: code left unsubmitted at the end is graded first."""
     sandbox = await queue.status()  # before any query: the page waits on nothing else
+    await _grade_leftover(engine, queue, limiter, settings, identity, round_id, client, now)
     context = await asyncio.to_thread(_page_context, engine, identity, round_id, now)
     return render(request, "coding/round.html", {**context, "sandbox": sandbox})
+
+
+@router.get("/coding/{round_id}/verdict")
+async def round_verdict(
+    request: Request,
+    round_id: str,
+    identity: IdentityDep,
+    engine: EngineDep,
+    queue: RunQueueDep,
+    limiter: RunLimiterDep,
+    settings: SettingsDep,
+    client: ClientDep,
+    now: NowDep,
+) -> HTMLResponse:
+    """A closed round's verdict alone: what its page asks for again while the last code is
+    being graded."""
+    await _grade_leftover(engine, queue, limiter, settings, identity, round_id, client, now)
+    context = await asyncio.to_thread(_page_context, engine, identity, round_id, now)
+    return render(request, "coding/_verdict.html", context)
+
+
+async def _grade_leftover(
+    engine: Engine,
+    queue: RunQueueDep,
+    limiter: RunLimiterDep,
+    settings: SettingsDep,
+    identity: Identity,
+    round_id: str,
+    client: str,
+    now: datetime,
+) -> None:
+    await round_drafts.grade_leftover(
+        engine,
+        queue,
+        limiter,
+        identity,
+        round_id,
+        content_dir=settings.content_dir,
+        client=client,
+        token_secret=settings.resolved_secret_key(),
+        now=now,
+    )
 
 
 def _page_context(
@@ -82,9 +132,32 @@ def _page_context(
         }
 
 
+@router.post("/coding/{round_id}/draft", status_code=204)
+def keep_draft(
+    round_id: str,
+    scope: ReaderDep,
+    now: NowDep,
+    code: Annotated[str, Form(max_length=MAX_DRAFT_CHARACTERS * 2)] = "",
+) -> Response:
+    """Keep the code in the round's editor (its page sends it as the learner types)."""
+    round_drafts.keep(scope, round_id, code=code, now=now)
+    scope.session.commit()
+    return Response(status_code=204)
+
+
 @router.post("/coding/{round_id}/finish")
-def finish(round_id: str, scope: ReaderDep, now: NowDep) -> Response:
-    """End the round now (the page also sends this when its clock runs out)."""
+def finish(
+    round_id: str,
+    scope: ReaderDep,
+    now: NowDep,
+    code: Annotated[str | None, Form(max_length=MAX_DRAFT_CHARACTERS * 2)] = None,
+) -> Response:
+    """End the round now (the page also sends this when its clock runs out), with the code
+    in its editor: code not submitted is graded as the round's last submission."""
+    # Long over (a page asleep past the end): the code saved as the learner typed stands.
+    with contextlib.suppress(coding_rounds.RoundClosed):
+        if code is not None:
+            round_drafts.keep(scope, round_id, code=code, now=now)
     view = coding_rounds.finish(scope, round_id, now=now)
     scope.session.commit()
     return RedirectResponse(f"/coding/{view.round.id}", status_code=303)

@@ -31,8 +31,9 @@ from app.exercises import catalogue as exercises
 from app.exercises import drafts, hints, solutions, submissions
 from app.exercises import review as exercise_review
 from app.exercises import status as exercise_status
+from app.exercises.code_diff import side_by_side
+from app.exercises.schemas.exercises import SubmissionPublic
 from app.library import content_cache
-from app.models import Exercise
 from app.platform import learners
 from app.web.templating import render
 
@@ -100,10 +101,7 @@ async def exercise_page(
     context = await asyncio.to_thread(
         _page_context, engine, identity, slug, settings.content_dir, review=review, now=clock
     )
-    exercise: Exercise = context["exercise"]  # type: ignore[assignment]
-    # Why the page offers no GPU row, as a `both` submission would say (empty when it does).
-    gpu_absent = submissions.devices_for(exercise.backend_list, sandbox).absent.get("cuda", "")
-    page = {**context, "sandbox": sandbox, "gpu_absent": gpu_absent}
+    page = {**context, "sandbox": sandbox}
     return render(request, "exercises/detail.html", page)
 
 
@@ -133,6 +131,7 @@ def _page_context(
         "solution": None,
         "can_reveal": False,
         "seen_before": False,
+        "last_result": None,
     }
     if not identity.may_have_records:
         return context  # a first request has done nothing yet: no query for its standing
@@ -152,7 +151,42 @@ def _page_context(
         context["solution"] = None if review else solution
         context["can_reveal"] = can_reveal
         context["seen_before"] = review and solution is not None
+        # The latest grading's results, shown again after a reload (a review starts afresh).
+        latest = submissions.history(session, scope.learner_id, slug, limit=1)
+        if latest and not review:
+            context["last_result"] = SubmissionPublic.of(latest[0].run).model_dump(mode="json")
     return context
+
+
+@router.get("/exercises/{slug}/submissions")
+def submissions_tab(request: Request, slug: str, scope: ReaderDep) -> HTMLResponse:
+    """The Submissions tab: the learner's past gradings of this exercise, newest first."""
+    exercise = exercises.one(scope.session.connection(), slug)
+    past = submissions.history(scope.session, scope.learner_id, slug) if scope.learner_id else []
+    context = {"exercise": exercise, "past": past, "limit": submissions.HISTORY_LIMIT}
+    return render(request, "exercises/_submissions.html", context)
+
+
+@router.post("/exercises/{slug}/submissions/{submission_id}/diff")
+def submission_diff(
+    request: Request,
+    slug: str,
+    submission_id: str,
+    scope: ReaderDep,
+    code: Annotated[str, Form(max_length=MAX_DRAFT_CHARACTERS * 2)] = "",
+) -> HTMLResponse:
+    """A past submission beside the code in the editor now (sent as `code`)."""
+    exercises.one(scope.session.connection(), slug)
+    if not scope.learner_id:
+        raise submissions.SubmissionNotFound(slug, submission_id)
+    run = submissions.one_of_history(scope.session, scope.learner_id, slug, submission_id)
+    context = {
+        "diff": side_by_side(run.code, code),
+        "diff_id": f"diff-{run.id}",
+        "left_label": "That submission",
+        "right_label": "Your code now",
+    }
+    return render(request, "exercises/_diff.html", context)
 
 
 @router.get("/exercises/{slug}/solution")
