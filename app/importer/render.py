@@ -32,7 +32,7 @@ REQUIREMENT_LABELS = {
 _FORMATTER = HtmlFormatter(nowrap=True)
 # Part of every content file's hash: bump it when the HTML this module produces changes, so
 # the next import renders every item again instead of skipping unchanged files.
-RENDER_VERSION = "4"  # 4: formulas in prose typeset as MathML (maths.py)
+RENDER_VERSION = "5"  # 5: hatted symbols (v̂) and ᵗ in formulas (maths.py)
 
 
 @dataclass(frozen=True)
