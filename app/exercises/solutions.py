@@ -1,7 +1,13 @@
 """An exercise's solution: the reference and its editorial, shown only after a failed
 submission (with a confirmation on the page) or when the learner gives up. The reveal is
 recorded once; from then on the solution is the learner's to see again, beside their last
-submitted code."""
+submitted code.
+
+What the page's Solution section says follows the learner's state (`standing`): open (no
+Submit failed or passed yet: giving up is the only way in), failed (a Submit failed: the
+solution is theirs to see), passed (a Submit passed: the reference is there to compare
+with, and seeing it no longer changes how the exercise counts), revealed, and review (solved
+again from memory: the solution stays behind its button whatever came before)."""
 
 from __future__ import annotations
 
@@ -9,14 +15,14 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
-from sqlalchemy import Connection
+from sqlalchemy import Connection, case, func
 from sqlalchemy import select as core_select
 from sqlmodel import col
 
 from app.domain import DomainError, LearnerScope
 from app.exercises import catalogue, review
 from app.exercises.code_diff import SideBySide, side_by_side
-from app.importer.render import render_markdown
+from app.importer.render import highlight_code, render_markdown
 from app.models import Run, SolutionReveal, utcnow
 
 
@@ -35,8 +41,10 @@ class SolutionRefused(DomainError):
 @dataclass(frozen=True)
 class Solution:
     code: str
+    code_html: str  # highlighted as an item's code samples are
     editorial_markdown: str
-    editorial_html: str  # rendered as statements are, by the importer's renderer
+    # Rendered as statements are, with its headings one level under the section's.
+    editorial_html: str
     revealed_at: datetime
     last_code: str | None  # the learner's last submitted code, when they submitted any
     diff: SideBySide | None  # last_code beside the reference
@@ -54,20 +62,26 @@ def revealed_at(connection: Connection, learner_id: int, slug: str) -> datetime 
     return found
 
 
-def has_failed_submission(connection: Connection, learner_id: int, slug: str) -> bool:
-    """A Submit (every test) of this exercise by the learner, graded and not passed."""
+def submit_outcomes(connection: Connection, learner_id: int, slug: str) -> tuple[bool, bool]:
+    """(failed, passed): whether a graded Submit (every test) of this exercise by the
+    learner failed, and whether one passed. One query."""
+    passed = col(Run.grading_verdict) == "passed"
     found = connection.execute(
-        core_select(col(Run.id))
-        .where(
+        core_select(
+            func.max(case((passed, 0), else_=1)), func.max(case((passed, 1), else_=0))
+        ).where(
             col(Run.learner_id) == learner_id,
             col(Run.exercise_slug) == slug,
             col(Run.grading_mode) == "submit",
             col(Run.grading_verdict).is_not(None),
-            col(Run.grading_verdict) != "passed",
         )
-        .limit(1)
-    ).first()
-    return found is not None
+    ).one()
+    return bool(found[0]), bool(found[1])
+
+
+def has_failed_submission(connection: Connection, learner_id: int, slug: str) -> bool:
+    """A Submit (every test) of this exercise by the learner, graded and not passed."""
+    return submit_outcomes(connection, learner_id, slug)[0]
 
 
 def last_code(connection: Connection, learner_id: int, slug: str) -> str | None:
@@ -118,13 +132,33 @@ def revealed(scope: LearnerScope, content_dir: Path, slug: str) -> Solution | No
     return _solution(connection, content_dir, scope.learner_id, slug, when)
 
 
-def standing(scope: LearnerScope, content_dir: Path, slug: str) -> tuple[Solution | None, bool]:
-    """What the page's Solution section shows: the solution once revealed, else whether
-    the learner may reveal it now (a failed submission). Blocking."""
+STATES = ("open", "failed", "passed", "revealed", "review")
+
+
+@dataclass(frozen=True)
+class Standing:
+    """What the page's Solution section shows: the solution once revealed (None before, and
+    in a review), and the state its words and buttons follow (STATES)."""
+
+    solution: Solution | None
+    state: str
+    seen_before: bool = False  # a review of an exercise whose solution was revealed before
+
+
+def standing(
+    scope: LearnerScope, content_dir: Path, slug: str, *, review: bool = False
+) -> Standing:
+    """The Solution section's standing for this learner (see the module's docstring). A
+    pass outranks a failure: once solved, seeing the solution changes no status. Blocking."""
+    connection = scope.session.connection()
+    if review:
+        seen = revealed_at(connection, scope.learner_id, slug) is not None
+        return Standing(None, "review", seen_before=seen)
     solution = revealed(scope, content_dir, slug)
     if solution is not None:
-        return solution, True
-    return None, has_failed_submission(scope.session.connection(), scope.learner_id, slug)
+        return Standing(solution, "revealed")
+    failed, passed = submit_outcomes(connection, scope.learner_id, slug)
+    return Standing(None, "passed" if passed else "failed" if failed else "open")
 
 
 def _solution(
@@ -136,8 +170,9 @@ def _solution(
     mine = last_code(connection, learner_id, slug)
     return Solution(
         code=code,
+        code_html=highlight_code(code.rstrip("\n")),
         editorial_markdown=editorial,
-        editorial_html=render_markdown(editorial).html,
+        editorial_html=render_markdown(editorial, heading_shift=0).html,
         revealed_at=when,
         last_code=mine,
         diff=side_by_side(mine, code) if mine is not None else None,

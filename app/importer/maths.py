@@ -5,8 +5,9 @@ read as mathematics by screen readers. The words around them, and the plain text
 and the fidelity tests read, are left as they are.
 
 Only unambiguous pieces are typeset: a root with its argument, a partial derivative, and a
-one-letter symbol (Latin or Greek) carrying a Unicode super- or subscript or an `_` subscript
-of at most three characters. Anything else stays text: a wrong guess would be worse."""
+one-letter symbol (Latin or Greek, hatted or not: "v̂") carrying a Unicode super- or subscript
+or an `_` subscript of at most three characters. Anything else stays text: a wrong guess
+would be worse."""
 
 from __future__ import annotations
 
@@ -15,18 +16,21 @@ from html import escape
 
 from markdown_it.common.utils import escapeHtml
 
-SUPERSCRIPTS = dict(zip("⁰¹²³⁴⁵⁶⁷⁸⁹ᵀⁿⁱʲᵏˣʸ⁺⁻⁽⁾", "0123456789Tnijkxy+−()", strict=True))
+SUPERSCRIPTS = dict(zip("⁰¹²³⁴⁵⁶⁷⁸⁹ᵀⁿⁱʲᵏᵗˣʸ⁺⁻⁽⁾", "0123456789Tnijktxy+−()", strict=True))
 SUBSCRIPTS = dict(zip("₀₁₂₃₄₅₆₇₈₉ₐₑₒₓₕₖₗₘₙₚₛₜᵢⱼ₊₋", "0123456789aeoxhklmnpstij+−", strict=True))
 _SUP = "".join(SUPERSCRIPTS)
 _SUB = "".join(SUBSCRIPTS)
 _LETTER = r"[A-Za-zα-ωΑ-Ω]"
+# A combining circumflex over the letter before it (Adam's m̂ and v̂): one symbol, not a
+# letter followed by a stray accent.
+HAT = "\u0302"
 # A symbol: one letter (not inside a word), then scripts; at least one script is required
 # by _scripted (a bare letter stays text).
 _SYMBOL = (
-    rf"(?<![\w.]){_LETTER}(?:[{_SUP}]+)?(?:_(?:\{{[^{{}}\s]{{1,8}}\}}|[A-Za-z0-9α-ω]{{1,3}})(?!\w))?"
+    rf"(?<![\w.]){_LETTER}{HAT}?(?:[{_SUP}]+)?(?:_(?:\{{[^{{}}\s]{{1,8}}\}}|[A-Za-z0-9α-ω]{{1,3}})(?!\w))?"
     rf"(?:[{_SUB}]+)?(?:[{_SUP}]+)?"
 )
-_ROOT = r"√(?:\((?:[^()]|\([^()]*\))+\)|[\w.]+)"
+_ROOT = rf"√(?:\((?:[^()]|\([^()]*\))+\)|[\w.{HAT}]+)"
 _DERIVATIVE = rf"∂{_LETTER}[\w{_SUB}]*/∂(?:\((?:[^()]|\([^()]*\))+\)|{_LETTER}[\w{_SUB}]*)"
 _PIECE = re.compile(rf"{_DERIVATIVE}|{_ROOT}|{_SYMBOL}")
 
@@ -62,7 +66,7 @@ def _piece(piece: str) -> str | None:
 def _scripted(piece: str) -> str | None:
     """A letter with scripts, or None for a letter without any (left as text)."""
     found = re.fullmatch(
-        rf"({_LETTER})([{_SUP}]*)(?:_\{{?([^}}]*?)\}}?)?([{_SUB}]*)([{_SUP}]*)", piece
+        rf"({_LETTER}{HAT}?)([{_SUP}]*)(?:_\{{?([^}}]*?)\}}?)?([{_SUB}]*)([{_SUP}]*)", piece
     )
     if found is None:
         return None
@@ -80,7 +84,8 @@ def _scripted(piece: str) -> str | None:
 
 
 _TOKENS = re.compile(
-    rf"[0-9]+(?:\.[0-9]+)?|[A-Za-z]{{2,}}\w*|{_LETTER}[{_SUP}{_SUB}]*(?:_[A-Za-z0-9α-ω]{{1,3}})?|\S"
+    rf"[0-9]+(?:\.[0-9]+)?|[A-Za-z]{{2,}}\w*"
+    rf"|{_LETTER}{HAT}?[{_SUP}{_SUB}]*(?:_[A-Za-z0-9α-ω]{{1,3}})?|\S"
 )
 
 
@@ -97,6 +102,8 @@ def _row(text: str) -> str:
 
 
 def _token(token: str) -> str:
+    if len(token) == 2 and token[1] == HAT:
+        return f'<mover accent="true">{_token(token[0])}<mo>^</mo></mover>'
     if token[0].isdigit():
         return f"<mn>{escape(token)}</mn>"
     if re.fullmatch(_LETTER, token):

@@ -32,7 +32,7 @@ REQUIREMENT_LABELS = {
 _FORMATTER = HtmlFormatter(nowrap=True)
 # Part of every content file's hash: bump it when the HTML this module produces changes, so
 # the next import renders every item again instead of skipping unchanged files.
-RENDER_VERSION = "4"  # 4: formulas in prose typeset as MathML (maths.py)
+RENDER_VERSION = "5"  # 5: hatted symbols (v̂) and ᵗ in formulas (maths.py)
 
 
 @dataclass(frozen=True)
@@ -126,9 +126,11 @@ class _Renderer(RendererHTML):
             anchor = f"{anchor}-{seen[anchor]}"
         tokens[idx].attrSet("id", anchor)
         # Content headings start at ###; the page's h1 is the question, so they render one
-        # level up and the outline has no gaps.
+        # level up and the outline has no gaps. Text shown inside a section of its own (an
+        # exercise's editorial, under its page's h2) keeps them where they are.
         level = int(tokens[idx].tag[1])
-        tokens[idx].tag = tokens[idx + 2].tag = f"h{max(level - 1, 2)}"
+        shift = env.get("heading_shift", 1)
+        tokens[idx].tag = tokens[idx + 2].tag = f"h{max(level - shift, 2)}"
         return self.renderToken(tokens, idx, options, env)
 
 
@@ -144,9 +146,10 @@ def _is_correction(tokens: Sequence[Token], idx: int) -> bool:
 _MD = make_markdown(_Renderer)
 
 
-def render_markdown(body: str) -> Rendered:
-    """Render an item body; return its HTML and its prose as plain text."""
-    env: dict[str, Any] = {}
+def render_markdown(body: str, *, heading_shift: int = 1) -> Rendered:
+    """Render an item body; return its HTML and its prose as plain text. Headings render
+    `heading_shift` levels up (### is an h2 by default), never above h2."""
+    env: dict[str, Any] = {"heading_shift": heading_shift}
     tokens = _MD.parse(body, env)
     html = _MD.renderer.render(tokens, _MD.options, env)
     return Rendered(html=html, text=_plain_text(tokens))

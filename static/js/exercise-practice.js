@@ -1,7 +1,7 @@
 // An exercise page's practice aids: the Hints panel (one hint at a time; after a failing
 // submission the button names the failing category whose hint comes next), and the solution,
-// shown only after a failed submission or when the learner gives up, each with a
-// confirmation. Hint texts are inserted as text, never as HTML.
+// behind one button whose words follow the learner's state (not tried, failed, passed, in a
+// review), confirmed in a dialog. Hint texts are inserted as text, never as HTML.
 (function () {
   "use strict";
   const article = document.querySelector("article.exercise");
@@ -67,53 +67,88 @@
     });
   }
 
-  // Solution: each way in asks first, in a dialog; once shown, the server's section (the
-  // reference, the editorial, the diff) replaces the buttons.
-  let giveUp = false;
+  // Solution: its one button asks first, in a dialog whose focus starts on the safe choice;
+  // once shown, the server's section (the reference, the editorial, the diff) replaces the
+  // button. Its words follow the learner's state, so a graded Submit that changes the state
+  // (a first failure, a first pass) brings the server's new section in.
+  const section = () => $("solution-section");
   let opener = null;
+  async function fetchSection() {
+    return fetch(`/exercises/${slug}/solution`, { headers: { "Accept": "text/html" } })
+      .then((r) => (r.ok ? r.text() : null)).catch(() => null);
+  }
   function bindSolution() {
+    bindCopy();
     const dialog = $("reveal-confirm");
     if (!dialog) return;
-    const text = $("reveal-confirm-text");
+    const button = $("reveal-solution");
     const error = $("reveal-error");
-    function ask(event, givingUp) {
-      giveUp = givingUp;
-      opener = event.currentTarget;
-      text.textContent = givingUp ? text.dataset.giveUp : text.dataset.reveal;
+    button.addEventListener("click", () => {
+      opener = button;
       error.hidden = true;
       dialog.showModal();
-      $("reveal-yes").focus();
-    }
-    $("reveal-solution").addEventListener("click", (e) => ask(e, false));
-    $("give-up").addEventListener("click", (e) => ask(e, true));
+      $("reveal-cancel").focus();
+    });
     $("reveal-cancel").addEventListener("click", () => dialog.close());
     dialog.addEventListener("close", () => { if (opener && document.contains(opener)) opener.focus(); });
     $("reveal-yes").addEventListener("click", async () => {
+      const giveUp = button.dataset.giveUp === "true";
       const answer = await api("solution", { method: "POST", body: JSON.stringify({ give_up: giveUp }) });
       if (!answer.ok) {
         error.textContent = typeof answer.body.detail === "string" ? answer.body.detail : "The solution could not be loaded; try again.";
         error.hidden = false;
         return;
       }
-      const section = await fetch(`/exercises/${slug}/solution`, { headers: { "Accept": "text/html" } })
-        .then((r) => (r.ok ? r.text() : null)).catch(() => null);
+      const html = await fetchSection();
       opener = null;
       dialog.close();
-      if (!section) { window.location.reload(); return; }
-      $("solution-section").outerHTML = section;
+      if (!html) { window.location.reload(); return; }
+      section().outerHTML = html;
+      bindSolution();
       $("solution-heading").focus();
+    });
+  }
+  // Copy the reference; the status element says how it went (screen readers hear it).
+  function bindCopy() {
+    const copy = $("copy-solution");
+    if (!copy) return;
+    const status = $("copy-solution-status");
+    let clear = null;
+    copy.addEventListener("click", async () => {
+      const code = $("solution-code");
+      try {
+        await navigator.clipboard.writeText(code.textContent);
+        status.textContent = "Copied";
+      } catch (e) {
+        // Clipboard refused (an insecure context, or permissions): select it instead.
+        const range = document.createRange();
+        range.selectNodeContents(code);
+        const selection = window.getSelection();
+        selection.removeAllRanges();
+        selection.addRange(range);
+        status.textContent = "Selected: press Ctrl+C to copy";
+      }
+      clearTimeout(clear);
+      clear = setTimeout(() => { status.textContent = ""; }, 4000);
     });
   }
   bindSolution();
 
-  article.addEventListener("exercise:graded", (event) => {
+  article.addEventListener("exercise:graded", async (event) => {
     refreshHints();
     const result = event.detail || {};
-    const reveal = $("reveal-solution");
-    if (reveal && result.mode === "submit" && ["failed", "error", "timeout"].includes(result.verdict)) {
-      reveal.disabled = false;
-      const note = $("reveal-note");
-      note.textContent = note.dataset.open;
-    }
+    const current = section();
+    // A review keeps the solution behind its button whatever the Submit says; a revealed
+    // solution stays as it is.
+    if (!current || article.dataset.review || current.dataset.state === "revealed") return;
+    if (result.mode !== "submit" || !result.verdict) return;  // only a graded Submit counts
+    const html = await fetchSection();
+    if (!html) return;
+    const fresh = document.createRange().createContextualFragment(html).firstElementChild;
+    const now = section();
+    const dialog = $("reveal-confirm");
+    if (!fresh || !now || fresh.dataset.state === now.dataset.state || (dialog && dialog.open)) return;
+    now.replaceWith(fresh);
+    bindSolution();
   });
 })();

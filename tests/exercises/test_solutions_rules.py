@@ -1,5 +1,6 @@
 """The solution's rules, on the database: refused without a failed Submit or giving up,
-recorded once, and the last submission set beside the reference."""
+recorded once, and the last submission set beside the reference; the section's state (open,
+failed, passed, revealed, review), a pass outranking a failure."""
 
 from __future__ import annotations
 
@@ -51,9 +52,9 @@ def test_only_a_failed_submit_or_giving_up_reveals(engine: Engine) -> None:
         submission(scope, mode="run", verdict="failed", code="x = 1")
         submission(scope, mode="submit", verdict=None, code="x = 2")  # never graded
         assert not solutions.has_failed_submission(session.connection(), scope.learner_id, SLUG)
-        assert solutions.standing(scope, CONTENT, SLUG) == (None, False)
+        assert solutions.standing(scope, CONTENT, SLUG) == solutions.Standing(None, "open")
         submission(scope, mode="submit", verdict="error", code="x = 3")
-        assert solutions.standing(scope, CONTENT, SLUG) == (None, True)
+        assert solutions.standing(scope, CONTENT, SLUG) == solutions.Standing(None, "failed")
         shown = solutions.reveal(scope, CONTENT, SLUG, visitor="v", give_up=False)
         again = solutions.reveal(scope, CONTENT, SLUG, visitor="v", give_up=False)
         assert again.revealed_at == shown.revealed_at
@@ -69,3 +70,23 @@ def test_giving_up_reveals_with_nothing_to_compare(engine: Engine) -> None:
             (CONTENT / "exercises" / SLUG / "reference.py").read_text()[:20]
         )
         assert solutions.revealed(scope, CONTENT, SLUG) is not None
+
+
+def test_a_pass_outranks_a_failure_and_a_review_hides_what_was_revealed(engine: Engine) -> None:
+    with Session(engine) as session:
+        scope = learner(session)
+        submission(scope, mode="submit", verdict="failed", code="x = 1")
+        submission(scope, mode="submit", verdict="passed", code="x = 2")
+        assert solutions.submit_outcomes(session.connection(), scope.learner_id, SLUG) == (
+            True,
+            True,
+        )
+        assert solutions.standing(scope, CONTENT, SLUG).state == "passed"
+        review = solutions.standing(scope, CONTENT, SLUG, review=True)
+        assert review == solutions.Standing(None, "review", seen_before=False)
+        solutions.reveal(scope, CONTENT, SLUG, visitor="v", give_up=True)
+        shown = solutions.standing(scope, CONTENT, SLUG)
+        assert shown.state == "revealed" and shown.solution is not None
+        assert '<span class="k">def</span>' in shown.solution.code_html
+        again = solutions.standing(scope, CONTENT, SLUG, review=True)
+        assert again == solutions.Standing(None, "review", seen_before=True)

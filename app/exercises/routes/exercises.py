@@ -129,7 +129,7 @@ def _page_context(
         "next_review": None,
         "hints": hints.unseen(content_dir, slug),
         "solution": None,
-        "can_reveal": False,
+        "solution_state": "review" if review else "open",
         "seen_before": False,
         "last_result": None,
     }
@@ -145,12 +145,12 @@ def _page_context(
         if identity.signed_in and not review:
             context["draft"] = drafts.draft_of(scope, slug)
         context["hints"] = hints.state(scope, content_dir, slug)
-        solution, can_reveal = solutions.standing(scope, content_dir, slug)
         # A review is solved from memory: a solution revealed before stays behind its
         # button, and opening it again counts as a lapse (exercise_review.record_reveal).
-        context["solution"] = None if review else solution
-        context["can_reveal"] = can_reveal
-        context["seen_before"] = review and solution is not None
+        standing = solutions.standing(scope, content_dir, slug, review=review)
+        context["solution"] = standing.solution
+        context["solution_state"] = standing.state
+        context["seen_before"] = standing.seen_before
         # The latest grading's results, shown again after a reload (a review starts afresh).
         latest = submissions.history(session, scope.learner_id, slug, limit=1)
         if latest and not review:
@@ -194,10 +194,15 @@ def solution_section(
     request: Request, slug: str, scope: ReaderDep, settings: SettingsDep
 ) -> HTMLResponse:
     """The page's Solution section alone: what the page swaps in once the solution is
-    revealed (and the buttons before)."""
+    revealed, and after a graded Submit (its words and buttons follow the learner's
+    state)."""
     exercise = exercises.one(scope.session.connection(), slug)
-    solution, can_reveal = solutions.standing(scope, settings.content_dir, slug)
-    context = {"exercise": exercise, "solution": solution, "can_reveal": can_reveal}
+    standing = solutions.standing(scope, settings.content_dir, slug)
+    context = {
+        "exercise": exercise,
+        "solution": standing.solution,
+        "solution_state": standing.state,
+    }
     return render(request, "exercises/_solution.html", context)
 
 
