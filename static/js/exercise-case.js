@@ -95,7 +95,7 @@ window.BackpropCase = (function () {
     box.append(table);
     if (c.snippet) {
       const actions = el("div", "case-actions");
-      const button = el("button", "button small case-copy", "Copy as code");
+      const button = el("button", "btn btn-small case-copy", "Copy as code");
       button.type = "button";
       const status = el("span", "case-copy-status muted");
       status.setAttribute("role", "status");
