@@ -54,6 +54,19 @@ def recorded() -> dict[str, str]:
     return dict(_used)
 
 
+# The last pair a comparison was asked about, in the grader's process: a failing visible
+# test's case shows it (cases.py). Only references are held, until the next comparison.
+_compared: list[tuple[Any, Any, str, Comparison]] = []
+
+
+def last_compared() -> tuple[Any, Any, str, Comparison] | None:
+    return _compared[0] if _compared else None
+
+
+def forget_compared() -> None:
+    _compared.clear()
+
+
 def dtype_name(dtype: torch.dtype) -> str:
     return str(dtype).removeprefix("torch.")
 
@@ -77,6 +90,10 @@ class Comparison:
 
     def check(self, expected: Any, actual: Any, where: str = "output") -> None:
         """Raise Mismatch when `actual` does not match `expected`."""
+        _compared[:] = [(expected, actual, where, self)]
+        self._check(expected, actual, where)
+
+    def _check(self, expected: Any, actual: Any, where: str) -> None:
         if isinstance(expected, torch.Tensor):
             self._tensor(expected, actual, where)
         elif isinstance(expected, (list, tuple)):
@@ -85,7 +102,7 @@ class Comparison:
             if len(actual) != len(expected):
                 raise Mismatch(f"{where}: expected {len(expected)} items, got {len(actual)}")
             for i, (e, a) in enumerate(zip(expected, actual, strict=True)):
-                self.check(e, a, f"{where}[{i}]")
+                self._check(e, a, f"{where}[{i}]")
         elif isinstance(expected, dict):
             if not isinstance(actual, dict):
                 raise Mismatch(f"{where}: expected a dict, got {_kind(actual)}")
@@ -95,7 +112,7 @@ class Comparison:
                     f"got {sorted(map(str, actual))}"
                 )
             for key in expected:
-                self.check(expected[key], actual[key], f"{where}[{key!r}]")
+                self._check(expected[key], actual[key], f"{where}[{key!r}]")
         elif isinstance(expected, bool) or expected is None or isinstance(expected, str):
             if actual != expected or type(actual) is not type(expected):
                 shown = f" (expected {expected!r})" if self.visible else ""

@@ -37,7 +37,11 @@ class Draw:
 
     def __init__(self, seed: int, case: int = 0, dtype: str = "float32") -> None:
         self.case = case
+        self.seed = seed
         self.dtype_name = dtype
+        # Each draw of the torch generator, in order: (kind, its arguments, the tensor made),
+        # so that a failing case's snippet can draw its large inputs again from the seed.
+        self.log: list[tuple[str, dict[str, Any], torch.Tensor]] = []
         self.random = random.Random(seed)
         self.generator = torch.Generator().manual_seed(seed)
 
@@ -110,11 +114,16 @@ class Draw:
         else:
             values = torch.rand(tuple(shape), generator=self.generator, dtype=torch.float64)
             values = values * (high - low) + low
-        return values.to(chosen)
+        made = values.to(chosen)
+        args = {"shape": list(shape), "low": low, "high": high, "normal": normal}
+        self.log.append(("tensor", {**args, "dtype": str(chosen).removeprefix("torch.")}, made))
+        return made
 
     def integers(self, shape: Sequence[int], low: int, high: int) -> torch.Tensor:
         """Random int64 in [low, high)."""
-        return torch.randint(low, high, tuple(shape), generator=self.generator)
+        made = torch.randint(low, high, tuple(shape), generator=self.generator)
+        self.log.append(("integers", {"shape": list(shape), "low": low, "high": high}, made))
+        return made
 
     def weights(self, fan_in: int, fan_out: int) -> torch.Tensor:
         """A (fan_out, fan_in) weight at the scale nn.Linear starts from."""

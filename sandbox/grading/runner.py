@@ -4,6 +4,7 @@ grading loop, used by the jailed grader (grader.py) and by the trusted in-proces
 
 from __future__ import annotations
 
+import inspect
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
@@ -13,6 +14,7 @@ import torch
 
 from sandbox.grading import (
     api_rules,
+    cases,
     checks,
     compare,
     defaults,
@@ -24,7 +26,7 @@ from sandbox.grading.compare import Comparison, Mismatch, Tolerance, norm_ratio
 from sandbox.grading.draws import Draw, case_seed
 from sandbox.grading.dsl import CATEGORY_WEIGHTS, Case, Test
 from sandbox.grading.gradcheck import check_gradients
-from sandbox.grading.solution import GraderFault, LearnerError, Solution
+from sandbox.grading.solution import GraderFault, LearnerError, LocalSolution, Solution
 from sandbox.protocol.grading import (
     GradingReport,
     GradingVerdict,
@@ -104,19 +106,30 @@ def report(
     return GradingReport(verdict, score, results, detail, seed, mode)
 
 
-def _result(test: Test, status: TestStatus, message: str, ms: int) -> TestResult:
-    return TestResult(test.name, test.category, not test.visible, status, message, ms)
+def _result(
+    test: Test, status: TestStatus, message: str, ms: int, case: dict[str, Any] | None = None
+) -> TestResult:
+    return TestResult(test.name, test.category, not test.visible, status, message, ms, case)
 
 
 def run_test(g: Grading, test: Test) -> TestResult:
     started = time.perf_counter()
+    failing: dict[str, Any] | None = None  # a visible test's failing case, once known
 
     def done(status: TestStatus, message: str = "") -> TestResult:
-        return _result(test, status, message, int((time.perf_counter() - started) * 1000))
+        ms = int((time.perf_counter() - started) * 1000)
+        return _result(
+            test, status, message, ms, failing if status is not TestStatus.PASS else None
+        )
 
     if test.kind == "api_rule":
         problems = api_rules.violations(g.learner_source, g.forbid, g.forbid_reason)
         return done(TestStatus.FAIL, "; ".join(problems[:5])) if problems else done(TestStatus.PASS)
+    # A visible test's requests are noted, so that a failing case can be rebuilt as code; a
+    # hidden test's never are (nothing of its inputs is shown).
+    recording = cases.Recording(g.learner) if test.visible and test.kind != "performance" else None
+    if recording is not None:
+        g = replace(g, learner=recording)
     try:
         if test.kind == "performance":
             comparison = Comparison(g.tolerances, g.learner.device, test.visible)
@@ -130,12 +143,21 @@ def run_test(g: Grading, test: Test) -> TestResult:
                 draw = Draw(case_seed(g.seed, test.name, index * 8 + k), index, dtype)
                 assert test.inputs is not None
                 c = test.inputs(draw)
+                if recording is not None:
+                    recording.steps = []
+                    compare.forget_compared()
                 try:
                     _run_case(g, test, c, draw)
                     side_effects.check(g.learner, g.side_effects, g.may_alias)
-                except (LearnerError, GraderFault):
+                except GraderFault:
+                    raise
+                except LearnerError:
+                    if recording is not None:  # the snippet makes the call that raised
+                        failing = _case(g, test, c, draw, recording, compared=False)
                     raise
                 except Exception as exc:  # a check broken by the answer fails this test only
+                    if recording is not None:
+                        failing = _case(g, test, c, draw, recording, compared=True)
                     where = f"case {index + 1} of {test.cases} ({dtype}{_shapes(c)})"
                     return done(TestStatus.FAIL, f"{where}: {_failure(exc, test.visible)}")
     except perf.SlowerThanAllowed as exc:
@@ -152,6 +174,39 @@ def run_test(g: Grading, test: Test) -> TestResult:
     except Exception as exc:  # e.g. the performance test's count of calls was not a number
         return done(TestStatus.FAIL, _failure(exc, test.visible))
     return done(TestStatus.PASS)
+
+
+def _case(
+    g: Grading, test: Test, c: Case, draw: Draw, recording: cases.Recording, compared: bool
+) -> dict[str, Any] | None:
+    """The failing case of a visible test (cases.py): its inputs, the last pair the test
+    compared (when a comparison failed), the requests of the learner's code. Never lets a
+    failure of its own hide the test's result."""
+    seen = compare.last_compared() if compared else None
+    pair = (seen[0], seen[1], seen[2]) if seen else None
+    tolerance = None
+    if seen is not None:
+        comparison = seen[3]
+        floats = [t for t in cases.tensor_leaves(seen[0]) if t.is_floating_point()]
+        tol = comparison.tolerance(floats[0].dtype if floats else torch.float64)
+        tolerance = (tol.atol, tol.rtol)
+    try:
+        witness = cases.Witness(c, draw, list(recording.steps))
+        return cases.build(test.name, witness, pair, tolerance, _parameter_names(g, test))
+    except Exception:  # a summary we could not make: the message still says what failed
+        return None
+
+
+def _parameter_names(g: Grading, test: Test) -> list[str]:
+    """The target's positional parameter names, read from the reference's signature."""
+    if not isinstance(test.target, str) or not isinstance(g.reference, LocalSolution):
+        return []
+    try:
+        signature = inspect.signature(g.reference.executor.resolve(test.target))
+    except (NameError, AttributeError, TypeError, ValueError):
+        return []
+    kinds = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    return [p.name for p in signature.parameters.values() if p.kind in kinds]
 
 
 def _failure(exc: Exception, visible: bool) -> str:

@@ -4,6 +4,7 @@ jail and the app share these; sandbox/README.md ("Grading") tells the whole prot
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import asdict, dataclass, field
 from enum import StrEnum
@@ -89,9 +90,16 @@ class TestResult:
     status: TestStatus
     message: str = ""
     ms: int = 0
+    # A failing visible test's case (sandbox/grading/cases.py): its inputs, the learner's
+    # output, the expected output, the largest difference, the seed and a snippet that
+    # replays it. Never on a hidden test.
+    case: dict[str, Any] | None = None
 
     def to_json(self) -> dict[str, Any]:
-        return {**asdict(self), "status": self.status.value}
+        data = {**asdict(self), "status": self.status.value}
+        if self.case is None:
+            del data["case"]
+        return data
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> TestResult:
@@ -104,6 +112,7 @@ class TestResult:
                 status=TestStatus(data["status"]),
                 message=str(data.get("message", ""))[:MAX_MESSAGE_CHARS],
                 ms=int(data.get("ms", 0)),
+                case=_case(data.get("case"), bool(data["hidden"])),
             )
         except (KeyError, TypeError, ValueError) as exc:
             raise ValueError(f"malformed test result: {exc}") from None
@@ -152,6 +161,21 @@ class GradingReport:
             )
         except (KeyError, TypeError, ValueError) as exc:
             raise ValueError(f"malformed grading report: {exc}") from None
+
+
+MAX_CASE_BYTES = 96 * 1024
+
+
+def _case(data: Any, hidden: bool) -> dict[str, Any] | None:
+    """A result's case, bounded (it comes from a jailed process); a hidden test's is dropped
+    whatever the grader sent, since its inputs are the secret."""
+    if data is None or hidden:
+        return None
+    if not isinstance(data, dict):
+        raise TypeError("a case must be an object")
+    if len(json.dumps(data, allow_nan=False)) > MAX_CASE_BYTES:
+        return None  # the grader bounds its cases: one over the size is left out, not trusted
+    return data
 
 
 def _tolerances(data: Any) -> dict[str, str]:

@@ -173,6 +173,8 @@
     ]);
     if (test.hidden) item.append(el("span", { className: "badge", textContent: "hidden" }));
     if (test.message) item.append(el("pre", { className: "test-message", textContent: test.message }));
+    const caseNode = window.BackpropCase && window.BackpropCase.render(test);
+    if (caseNode) item.append(caseNode);
     group.querySelector(".test-list").append(item);
     group.dataset.total = String(Number(group.dataset.total) + 1);
     if (passed) group.dataset.passed = String(Number(group.dataset.passed) + 1);

@@ -37,6 +37,23 @@ FOLDER = PROJECT_ROOT / "content" / "exercises" / SLUG
 URL = f"/api/exercises/{SLUG}/submissions"
 
 
+# A failing visible test's case as the grader sends it (sandbox/grading/cases.py).
+FAILING_CASE = {
+    "seed": 12,
+    "inputs": [{"name": "x", "kind": "tensor", "shape": [1, 2], "dtype": "float32",
+                "full": True, "text": "[[900, 1000]]", "min": 900.0, "max": 1000.0,
+                "nan": 0, "inf": 0}],
+    "compared": "output",
+    "output": {"kind": "tensor", "shape": [1, 2], "dtype": "float32", "full": True,
+               "text": "[[nan, nan]]", "nan": 2, "inf": 0},
+    "expected": {"kind": "tensor", "shape": [1, 2], "dtype": "float32", "full": True,
+                 "text": "[[0, 1]]", "min": 0.0, "max": 1.0, "nan": 0, "inf": 0},
+    "difference": {"abs": "inf", "where": "output[0, 0]", "index": [0, 0], "path": "output",
+                   "expected": 0.0, "got": "nan"},
+    "snippet": "import torch\nprint(softmax(torch.tensor([[900.0, 1000.0]]), dim=-1))\n",
+}  # fmt: skip
+
+
 async def grading_script(request: RunRequest, cancel: asyncio.Event) -> AsyncIterator[Event]:
     """Grades as the worker would report it: 'passes' in the code passes every test."""
     assert request.grading is not None
@@ -49,6 +66,7 @@ async def grading_script(request: RunRequest, cancel: asyncio.Event) -> AsyncIte
             False,
             TestStatus.PASS if passing else TestStatus.FAIL,
             "" if passing else "case 0: max abs error nan",
+            case=None if passing else FAILING_CASE,
         ),
     ]
     if request.grading.mode is Mode.SUBMIT:
@@ -105,6 +123,7 @@ def test_a_run_streams_test_results_and_stores_the_grading(
     events = follow(client, f"{URL}/{accepted['id']}/events")
     tests = [data["test"] for kind, data in events if kind == "test"]  # type: ignore[index]
     assert [t["name"] for t in tests] == ["softmax of small rows", "softmax of huge logits"]
+    assert tests[1]["case"] == FAILING_CASE and "case" not in tests[0]  # as the grader sent it
     kind, result = events[-1]
     assert kind == "result"
     assert result["verdict"] == "failed" and result["score"] == 60.0  # type: ignore[index]
@@ -118,7 +137,9 @@ def test_a_run_streams_test_results_and_stores_the_grading(
         "hidden": False,
         "status": "fail",
         "message": "case 0: max abs error nan",
+        "case": FAILING_CASE,
     }
+    assert stored["tests"][0]["case"] is None  # a pass has none
     with Session(engine) as session:
         run = session.exec(select(Run).where(Run.id == accepted["id"])).one()
     assert run.exercise_slug == SLUG and run.grading_mode == "run"

@@ -4,7 +4,7 @@ tests or mutants), a submission and its graded result, and the solution on reque
 from __future__ import annotations
 
 import json
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
@@ -79,6 +79,31 @@ class SubmissionCreate(BaseModel):
     )
 
 
+class FailingCasePublic(BaseModel):
+    """The case a visible test failed on. Values are summaries: a tensor of at most 64
+    values in full (`text`), a larger one by its `shape`, `dtype`, top-left `corner`, `min`,
+    `max` and its count of `nan` and `inf`; lists, tuples and dicts by their `items`. Floats
+    that JSON cannot hold (NaN, infinities) are strings."""
+
+    seed: int = Field(description="The case's own seed: its inputs are drawn from it.")
+    inputs: list[dict[str, Any]] = Field(
+        default_factory=list, description="Each argument's summary, under its `name`."
+    )
+    compared: str | None = Field(None, description="What the failing comparison was of.")
+    output: dict[str, Any] | None = Field(None, description="Your output's summary.")
+    expected: dict[str, Any] | None = Field(None, description="The expected output's summary.")
+    difference: dict[str, Any] | None = Field(
+        None,
+        description="The largest absolute difference (`abs`), `where` it is, and the "
+        "`expected` and `got` values there.",
+    )
+    snippet: str = Field(
+        "",
+        description="Python that rebuilds the inputs and calls your code as the test did, "
+        "then prints your output against the expected one: paste your solution above it.",
+    )
+
+
 class TestResultPublic(BaseModel):
     __test__ = False  # not a pytest test class
 
@@ -88,6 +113,10 @@ class TestResultPublic(BaseModel):
     status: Literal["pass", "fail", "error", "timeout"]
     message: str = Field(
         description="Why it did not pass; a hidden test never shows expected values."
+    )
+    case: FailingCasePublic | None = Field(
+        None,
+        description="A failing visible test's case; never on a hidden test, nor on a pass.",
     )
 
 
@@ -172,7 +201,11 @@ def _performance(figures: object) -> PerformancePublic | None:
 
 
 def _public(test: dict[str, object]) -> dict[str, object]:
-    return {k: test[k] for k in ("name", "category", "hidden", "status", "message")}
+    public = {k: test[k] for k in ("name", "category", "hidden", "status", "message")}
+    case = test.get("case")
+    if isinstance(case, dict) and not test["hidden"]:  # a hidden test's inputs stay secret
+        public["case"] = case
+    return public
 
 
 class DiffRowPublic(BaseModel):
