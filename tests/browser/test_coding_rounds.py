@@ -67,9 +67,9 @@ def test_a_coding_interview_from_start_to_verdict(guest: Page) -> None:
     expect(page.locator(".round-verdict .verdict")).to_have_text("Every test passed")
     difficulty = page.locator(".round-verdict .badge")
     assert difficulty.inner_text() in {"Easy", "Medium", "Hard"}
-    expect(
-        page.get_by_role("link", name="Open the exercise: hints, solution and editorial")
-    ).to_be_visible()
+    to_exercise = page.get_by_role("link", name="Open the exercise with your round's code")
+    expect(to_exercise).to_be_visible()
+    expect(page.get_by_role("link", name="See its solution")).to_be_visible()
     screenshot(page, "coding-round-verdict", full_page=True)
 
 

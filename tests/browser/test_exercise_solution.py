@@ -22,6 +22,7 @@ REFERENCE = (PROJECT_ROOT / "content" / "exercises" / SLUG / "reference.py").rea
 def open_exercise(page: Page) -> None:
     page.goto(f"/exercises/{SLUG}")
     expect(page.locator(".cm-content")).to_contain_text("NotImplementedError", timeout=20_000)
+    page.get_by_role("tab", name="Solution").click()  # beside the editor on a wide screen
 
 
 def submit(page: Page, code: str | None, verdict: str) -> None:
