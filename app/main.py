@@ -46,6 +46,7 @@ from app.runs.runs import RunEnded, RunRecorder
 from app.runs.stream_slots import StreamSlots
 from app.settings import RunQueueKind, Settings
 from app.study.routes import quizzes_api
+from app.web.api_docs import SCHEMA_PATH, add_schema_route
 from app.web.body_limit import BodyLimit
 from app.web.compression import CompressDynamic
 from app.web.cookies import RequestCookies
@@ -166,6 +167,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         lifespan=lifespan,
         docs_url=None,  # served below, with Swagger UI from static/ instead of a CDN
         redoc_url=None,
+        openapi_url=None,  # served below, built in a thread when /docs is first asked for
     )
     app.state.backprop = state
     # Added innermost first: headers and cookies wrap every answer, a 413 included.
@@ -195,10 +197,13 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     for module in routers:
         app.include_router(module.router)
 
+    schema = add_schema_route(app)
+
     @app.get(DOCS_PATH, include_in_schema=False)
     async def api_docs() -> HTMLResponse:
+        schema.start()  # the page asks for the schema next: its build begins now
         return get_swagger_ui_html(
-            openapi_url="/openapi.json",
+            openapi_url=SCHEMA_PATH,
             title="Backprop API",
             swagger_js_url=asset_url(f"{SWAGGER}/swagger-ui-bundle.js"),
             swagger_css_url=asset_url(f"{SWAGGER}/swagger-ui.css"),
