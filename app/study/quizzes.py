@@ -63,6 +63,8 @@ class QuizRequest:
     seconds: int | None  # timed only
     deck: str | None = None
     topics: tuple[str, ...] = ()
+    # A mock interview's prompts are conceptual unless this asks for code-reading ones too.
+    code_prompts: bool = False
 
     def checked(self) -> QuizRequest:
         if self.mode is QuizMode.mock:
@@ -94,6 +96,10 @@ def create(
         statement = statement.where(Item.deck_slug == request.deck)
     if request.topics:
         statement = statement.where(col(Item.topic_slug).in_(request.topics))
+    if request.mode is QuizMode.mock and not request.code_prompts:
+        # A mock's prompts are answered aloud: "what does this code print?" read out is a
+        # guess at a number, not an interview answer (questions that show code are those).
+        statement = statement.where(Question.code == "")
     if request.mode is QuizMode.review:
         chosen = review.due_questions(scope, now=now, limit=request.count)
         if not chosen:
