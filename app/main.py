@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 import gc
 import logging
-import threading
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
@@ -53,7 +52,7 @@ from app.web.cookies import RequestCookies
 from app.web.errors import add_error_handlers
 from app.web.request_id import RequestRecord
 from app.web.security import DOCS_PATH, SecurityHeaders
-from app.web.static import VersionedStaticFiles, precompress
+from app.web.static import VersionedStaticFiles, start_precompressing
 from app.web.templating import STATIC_DIR, asset_url, compile_all
 
 log = logging.getLogger("backprop")
@@ -146,8 +145,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             keeper = asyncio.create_task(sweep_forever(engine))
         compile_all()
         # Compressing the static files takes seconds of CPU (brotli at its best): a thread
-        # does it beside the first requests, which compress on demand what is not done yet.
-        threading.Thread(target=precompress, args=(STATIC_DIR,), daemon=True).start()
+        # does it beside the first requests, at the lowest priority, and they compress on
+        # demand what is not done yet.
+        start_precompressing(STATIC_DIR)
         # Everything loaded so far (modules, templates, compiled statements) lives as long as
         # the process. Freezing it keeps the garbage collector's full passes from walking it
         # again and again, which showed up as 100 ms pauses under load (bench/http_load.py).

@@ -8,9 +8,11 @@ the requests after (brotli's best level takes seconds on Swagger UI's 1.7 MB scr
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import os
 import threading
+from collections.abc import Callable
 from pathlib import Path
 
 import brotli  # type: ignore[import-untyped]
@@ -56,6 +58,25 @@ class VersionedStaticFiles(StaticFiles):
 # Compressed on first request instead: /docs alone loads them, and the bundle took 2.1 of the
 # 2.9 s of CPU that compressing everything at start-up cost (measured on the 2-core machine).
 NOT_AT_START = ("vendor/swagger-ui",)
+
+
+def _in_the_background(work: Callable[[], object]) -> None:
+    """Run `work` in a daemon thread at the lowest CPU priority: on Linux a thread has its
+    own nice value, so requests (and the API's schema a visitor of /docs waits for) come
+    first on a busy machine, and compressing waits for idle CPU."""
+
+    def lowly() -> None:
+        # Not on Linux: the same work, at normal priority.
+        with contextlib.suppress(AttributeError, OSError):
+            os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 19)
+        work()
+
+    threading.Thread(target=lowly, daemon=True).start()
+
+
+def start_precompressing(folder: Path) -> None:
+    """Compress the files pages load in a background thread (started with the app)."""
+    _in_the_background(lambda: precompress(folder))
 
 
 def precompress(folder: Path) -> int:
@@ -104,7 +125,7 @@ def compress_beside(key: Key) -> threading.Event:
         done = _UNDER_WAY.get(key)
         if done is None:
             done = _UNDER_WAY[key] = threading.Event()
-            threading.Thread(target=_compress_then_set, args=(key, done), daemon=True).start()
+            _in_the_background(lambda: _compress_then_set(key, done))
     return done
 
 

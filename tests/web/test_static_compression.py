@@ -7,11 +7,19 @@ from __future__ import annotations
 
 import os
 import random
+import sys
+import threading
 from pathlib import Path
 
+import pytest
 from starlette.responses import FileResponse, Response
 
-from app.web.static import COMPRESSED_BESIDE_FROM, _compressed, compress_beside
+from app.web.static import (
+    COMPRESSED_BESIDE_FROM,
+    _compressed,
+    _in_the_background,
+    compress_beside,
+)
 from tests.support.aio import run_async
 
 
@@ -65,3 +73,18 @@ def test_a_small_file_is_compressed_on_its_first_request(tmp_path: Path) -> None
     small.write_text("body { color: black; }\n" * 200)
     first = answer(small)
     assert first is not None and first.headers["Content-Encoding"] == "br"
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="a thread's own nice value")
+def test_compressing_in_the_background_runs_at_the_lowest_priority() -> None:
+    seen: list[int] = []
+    done = threading.Event()
+
+    def work() -> None:
+        seen.append(os.getpriority(os.PRIO_PROCESS, threading.get_native_id()))
+        done.set()
+
+    _in_the_background(work)
+    assert done.wait(timeout=30)
+    assert seen == [19]
+    assert os.getpriority(os.PRIO_PROCESS, threading.get_native_id()) < 19  # not the caller's
