@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 import gc
 import logging
-import threading
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
@@ -46,13 +45,14 @@ from app.runs.runs import RunEnded, RunRecorder
 from app.runs.stream_slots import StreamSlots
 from app.settings import RunQueueKind, Settings
 from app.study.routes import quizzes_api
+from app.web.api_docs import SCHEMA_PATH, add_schema_route
 from app.web.body_limit import BodyLimit
 from app.web.compression import CompressDynamic
 from app.web.cookies import RequestCookies
 from app.web.errors import add_error_handlers
 from app.web.request_id import RequestRecord
 from app.web.security import DOCS_PATH, SecurityHeaders
-from app.web.static import VersionedStaticFiles, precompress
+from app.web.static import VersionedStaticFiles, start_precompressing
 from app.web.templating import STATIC_DIR, asset_url, compile_all
 
 log = logging.getLogger("backprop")
@@ -145,8 +145,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             keeper = asyncio.create_task(sweep_forever(engine))
         compile_all()
         # Compressing the static files takes seconds of CPU (brotli at its best): a thread
-        # does it beside the first requests, which compress on demand what is not done yet.
-        threading.Thread(target=precompress, args=(STATIC_DIR,), daemon=True).start()
+        # does it beside the first requests, at the lowest priority, and they compress on
+        # demand what is not done yet.
+        start_precompressing(STATIC_DIR)
         # Everything loaded so far (modules, templates, compiled statements) lives as long as
         # the process. Freezing it keeps the garbage collector's full passes from walking it
         # again and again, which showed up as 100 ms pauses under load (bench/http_load.py).
@@ -166,6 +167,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         lifespan=lifespan,
         docs_url=None,  # served below, with Swagger UI from static/ instead of a CDN
         redoc_url=None,
+        openapi_url=None,  # served below, built in a thread when /docs is first asked for
     )
     app.state.backprop = state
     # Added innermost first: headers and cookies wrap every answer, a 413 included.
@@ -195,10 +197,13 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     for module in routers:
         app.include_router(module.router)
 
+    schema = add_schema_route(app)
+
     @app.get(DOCS_PATH, include_in_schema=False)
     async def api_docs() -> HTMLResponse:
+        schema.start()  # the page asks for the schema next: its build begins now
         return get_swagger_ui_html(
-            openapi_url="/openapi.json",
+            openapi_url=SCHEMA_PATH,
             title="Backprop API",
             swagger_js_url=asset_url(f"{SWAGGER}/swagger-ui-bundle.js"),
             swagger_css_url=asset_url(f"{SWAGGER}/swagger-ui.css"),

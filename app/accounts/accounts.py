@@ -248,6 +248,14 @@ def issue_token(session: Session, *, user: User, minutes: int) -> str:
     return token
 
 
+def set_short_learning_steps(session: Session, *, user: User, on: bool) -> None:
+    """Spaced review with FSRS's short learning steps, or (off) a day at least after a
+    right answer (app/study/review.py; not committed). Cards already scheduled keep their
+    due time; the next answer to each follows the new choice."""
+    user.short_learning_steps = on
+    session.add(user)
+
+
 def set_admin(session: Session, *, username: str, admin: bool) -> User:
     """Grant or take back the authoring pages (an operator's command; not committed)."""
     user = session.exec(select(User).where(User.username == normalise_username(username))).first()

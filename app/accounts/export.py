@@ -50,6 +50,7 @@ def export(scope: LearnerScope, user: User | None) -> dict[str, Any]:
             "username": user.username,
             "created_at": user.created_at.isoformat(),
             "password_changed_at": user.password_changed_at.isoformat(),
+            "short_learning_steps": user.short_learning_steps,
         },
         "progress": [
             {

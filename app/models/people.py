@@ -20,6 +20,9 @@ class User(SQLModel, table=True):
     created_at: datetime = Field(default_factory=utcnow)
     password_changed_at: datetime = Field(default_factory=utcnow)
     is_admin: bool = False  # sees the authoring pages; granted by `backprop admin grant`
+    # Spaced review's short learning steps: a new question answered right comes back minutes
+    # later (FSRS's own steps) instead of a day or more later (app/study/review.py).
+    short_learning_steps: bool = False
 
 
 class Learner(SQLModel, table=True):

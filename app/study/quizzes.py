@@ -63,6 +63,8 @@ class QuizRequest:
     seconds: int | None  # timed only
     deck: str | None = None
     topics: tuple[str, ...] = ()
+    # A mock interview's prompts are conceptual unless this asks for code-reading ones too.
+    code_prompts: bool = False
 
     def checked(self) -> QuizRequest:
         if self.mode is QuizMode.mock:
@@ -94,6 +96,10 @@ def create(
         statement = statement.where(Item.deck_slug == request.deck)
     if request.topics:
         statement = statement.where(col(Item.topic_slug).in_(request.topics))
+    if request.mode is QuizMode.mock and not request.code_prompts:
+        # A mock's prompts are answered aloud: "what does this code print?" read out is a
+        # guess at a number, not an interview answer (questions that show code are those).
+        statement = statement.where(Question.code == "")
     if request.mode is QuizMode.review:
         chosen = review.due_questions(scope, now=now, limit=request.count)
         if not chosen:
@@ -283,6 +289,8 @@ class ShownQuestion:
     key_points: tuple[str, ...] = ()
     code: str = ""  # shown with the prompt (empty for most questions)
     code_html: str = ""  # the same, highlighted at import
+    # When the answer brings the question back (shown with the answer, in practice and review).
+    next_review: review.NextReview | None = None
 
 
 @dataclass(frozen=True)
@@ -323,6 +331,15 @@ def build_view(scope: LearnerScope, attempt: QuizAttempt, now: datetime) -> Atte
     closed = attempt.closed_at is not None
     # A mock interview shows model answers and key points once every prompt is done.
     grading = attempt.mode == "mock" and all(row.answered_at for row, _, _ in rows)
+    explained = attempt.mode in EXPLAINED_AS_YOU_GO
+    answered_at = {
+        row.question_id: row.answered_at for row, _, _ in rows if row.choice_id is not None
+    }
+    coming_back = (
+        review.next_reviews(scope, {q: at for q, at in answered_at.items() if at})
+        if explained and answered_at
+        else {}
+    )
     shown = []
     for row, question, item in rows:
         order = [choices[int(i)] for i in row.choice_order.split(",")]
@@ -356,6 +373,7 @@ def build_view(scope: LearnerScope, attempt: QuizAttempt, now: datetime) -> Atte
                 key_points=tuple(question.key_point_list) if grading else (),
                 code=question.code,
                 code_html=question.code_html,
+                next_review=coming_back.get(row.question_id) if revealed else None,
             )
         )
     return AttemptView(attempt=attempt, questions=shown, now=now)

@@ -6,13 +6,20 @@ are UTC everywhere.
 
 Ratings follow from what the learner did: a wrong answer is Again, a right but slow one
 Hard, a right one Good; an open answer rates by the share of key points the learner says
-they covered."""
+they covered.
+
+Same-day steps: by default only a wrong answer brings a question back the same day
+(SAME_DAY_STEP later, while its explanation is fresh); a right one, new question or not, waits
+the day-scale interval FSRS gives it. FSRS's own learning steps (a new question answered
+right back after 10 minutes, then again) filled the review queue with questions just
+answered right: three due became nine within 20 minutes. An account may turn those short
+steps back on (User.short_learning_steps); a guest has the default."""
 
 from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from functools import cache
 from typing import Any
 
@@ -22,7 +29,7 @@ from sqlalchemy import select as core_select
 from sqlmodel import col, select
 
 from app.domain import Identity, LearnerScope
-from app.models import Exercise, ExerciseCard, Learner, ReviewCard, ReviewEvent, aware
+from app.models import Exercise, ExerciseCard, Learner, ReviewCard, ReviewEvent, User, aware
 
 SLOW_SECONDS = 45.0  # a right answer that took longer than this rates Hard
 
@@ -32,10 +39,35 @@ class ReviewSource:
     OPEN = "open"
 
 
+SAME_DAY_STEP = timedelta(minutes=10)  # a wrong answer's wait (FSRS's own steps: 1 min first)
+
+
 @cache
-def _scheduler() -> Scheduler:
+def _scheduler(*, short_steps: bool = True, again: bool = False) -> Scheduler:
+    """FSRS with its own learning steps (short steps), or, by default, with a single
+    same-day step for a wrong answer and none for a right one: FSRS moves a card that has
+    no step left to take straight to its day-scale interval. The model's parameters, hence
+    stability and difficulty, are the same either way."""
     # No fuzzing: replaying a log must give exactly the schedule it gave the first time.
-    return Scheduler(enable_fuzzing=False)
+    if short_steps:
+        return Scheduler(enable_fuzzing=False)
+    steps = (SAME_DAY_STEP,) if again else ()
+    return Scheduler(learning_steps=steps, relearning_steps=steps, enable_fuzzing=False)
+
+
+def _reviewed(card: Card, rating: Rating, at: datetime, *, short_steps: bool) -> Card:
+    scheduler = _scheduler(short_steps=short_steps, again=rating is Rating.Again)
+    return scheduler.review_card(card, rating, at)[0]
+
+
+def short_steps_for(scope: LearnerScope) -> bool:
+    """Whether the learner's account asks for short learning steps (a guest: no)."""
+    found = scope.session.exec(
+        select(User.short_learning_steps)
+        .join(Learner, col(Learner.user_id) == col(User.id))
+        .where(Learner.id == scope.learner_id)
+    ).first()
+    return bool(found)
 
 
 def rating_for_answer(*, correct: bool, seconds: float | None) -> int:
@@ -71,12 +103,13 @@ def record(
     )
     row = scope.session.get(ReviewCard, (scope.learner_id, question_id))
     card = _card(row.card) if row else Card(card_id=question_id, due=at)
-    card, _ = _scheduler().review_card(card, Rating(rating), at)
+    card = _reviewed(card, Rating(rating), at, short_steps=short_steps_for(scope))
     return _save(scope, question_id, card, row)
 
 
 def recompute(scope: LearnerScope, question_id: int) -> ReviewCard | None:
-    """The card again, from its log alone (None when the learner never recalled it)."""
+    """The card again, from its log alone (None when the learner never recalled it), with
+    the learner's same-day steps as they are now."""
     events = scope.session.exec(
         select(ReviewEvent)
         .where(
@@ -88,8 +121,11 @@ def recompute(scope: LearnerScope, question_id: int) -> ReviewCard | None:
     if not events:
         return None
     card = Card(card_id=question_id, due=aware(events[0].reviewed_at))
+    short_steps = short_steps_for(scope)
     for event in events:
-        card, _ = _scheduler().review_card(card, Rating(event.rating), aware(event.reviewed_at))
+        card = _reviewed(
+            card, Rating(event.rating), aware(event.reviewed_at), short_steps=short_steps
+        )
     row = scope.session.get(ReviewCard, (scope.learner_id, question_id))
     return _save(scope, question_id, card, row)
 
@@ -112,6 +148,40 @@ def due_count(scope: LearnerScope, *, now: datetime) -> int:
         .select_from(ReviewCard)
         .where(ReviewCard.learner_id == scope.learner_id, col(ReviewCard.due) <= now)
     ).one()
+
+
+@dataclass(frozen=True)
+class NextReview:
+    """When a question comes back, as seen from the answer that scheduled it."""
+
+    due: datetime
+    wait: timedelta  # from that answer
+
+    @property
+    def same_day(self) -> bool:
+        return self.wait < timedelta(days=1)
+
+    @property
+    def when(self) -> str:
+        """ "in 10 min", "in 3 h", "in 1 day", "in 12 days"."""
+        minutes = max(1, round(self.wait.total_seconds() / 60))
+        if minutes < 60:
+            return f"in {minutes} min"
+        if minutes < 24 * 60:
+            return f"in {round(minutes / 60)} h"
+        days = round(minutes / (24 * 60))
+        return f"in {days} day{'' if days == 1 else 's'}"
+
+
+def next_reviews(scope: LearnerScope, answered: dict[int, datetime]) -> dict[int, NextReview]:
+    """question id → when it comes back, for questions answered at the times given."""
+    rows = scope.session.exec(
+        select(ReviewCard.question_id, ReviewCard.due).where(
+            ReviewCard.learner_id == scope.learner_id,
+            col(ReviewCard.question_id).in_(list(answered)),
+        )
+    )
+    return {qid: NextReview(aware(due), aware(due) - aware(answered[qid])) for qid, due in rows}
 
 
 @dataclass(frozen=True)

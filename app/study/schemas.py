@@ -25,6 +25,11 @@ class QuizCreate(BaseModel):
     count: int = Field(10, ge=MIN_QUESTIONS, le=MAX_QUESTIONS)
     seconds: int | None = Field(600, ge=MIN_SECONDS, le=MAX_SECONDS)
     mode: QuizMode = QuizMode.timed
+    code_prompts: bool = Field(
+        False,
+        description="A mock interview draws conceptual prompts only, unless this is true: "
+        "then questions about what shown code prints may come too.",
+    )
 
 
 class ChoicePublic(BaseModel):

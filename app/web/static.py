@@ -2,13 +2,17 @@
 compression: each compressible file is compressed once, with brotli and with gzip at their
 highest levels, in a worker thread, and kept in memory (keyed by its path, size and
 modification time, so an edited file is compressed again). `precompress` does the files pages
-load at start-up; a browser gets brotli when it accepts it, else gzip, else the file as it is."""
+load at start-up; a browser gets brotli when it accepts it, else gzip, else the file as it is.
+A large file not compressed yet goes out as it is at once, while a thread compresses it for
+the requests after (brotli's best level takes seconds on Swagger UI's 1.7 MB script)."""
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import os
-from functools import lru_cache
+import threading
+from collections.abc import Callable
 from pathlib import Path
 
 import brotli  # type: ignore[import-untyped]
@@ -20,6 +24,19 @@ from starlette.types import Scope
 
 COMPRESSIBLE = {".css", ".js", ".svg", ".json", ".html", ".txt", ".map", ".md"}
 MIN_COMPRESSED_SIZE = 500  # smaller files gain less than the header costs
+# From this size on, compressing takes long enough (0.5 s for Swagger UI's 188 KB stylesheet,
+# 5 s for its script, on an idle 2-core machine) that the first request must not wait for it:
+# it gets the file as it is, and a thread compresses it for the next ones.
+COMPRESSED_BESIDE_FROM = 128 * 1024
+
+Key = tuple[str, int, int]  # path, size, modification time
+# The compressed bodies by path, with the size and modification time they were made from
+# (one entry a file: the static files are a fixed set).
+_READY: dict[str, tuple[Key, dict[str, bytes]]] = {}
+# Set when a file's compression in a thread ends, by key: one thread a file, however many
+# requests ask for it meanwhile.
+_UNDER_WAY: dict[Key, threading.Event] = {}
+_LOCK = threading.Lock()
 
 
 class VersionedStaticFiles(StaticFiles):
@@ -41,6 +58,25 @@ class VersionedStaticFiles(StaticFiles):
 # Compressed on first request instead: /docs alone loads them, and the bundle took 2.1 of the
 # 2.9 s of CPU that compressing everything at start-up cost (measured on the 2-core machine).
 NOT_AT_START = ("vendor/swagger-ui",)
+
+
+def _in_the_background(work: Callable[[], object]) -> None:
+    """Run `work` in a daemon thread at the lowest CPU priority: on Linux a thread has its
+    own nice value, so requests (and the API's schema a visitor of /docs waits for) come
+    first on a busy machine, and compressing waits for idle CPU."""
+
+    def lowly() -> None:
+        # Not on Linux: the same work, at normal priority.
+        with contextlib.suppress(AttributeError, OSError):
+            os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 19)
+        work()
+
+    threading.Thread(target=lowly, daemon=True).start()
+
+
+def start_precompressing(folder: Path) -> None:
+    """Compress the files pages load in a background thread (started with the app)."""
+    _in_the_background(lambda: precompress(folder))
 
 
 def precompress(folder: Path) -> int:
@@ -66,7 +102,13 @@ async def _compressed(response: FileResponse, scope: Scope) -> Response | None:
     encoding = "br" if "br" in accepted else "gzip" if "gzip" in accepted else None
     if encoding is None or scope.get("method") == "HEAD":
         return None
-    bodies = await to_thread.run_sync(_encoded, str(path), stat.st_size, stat.st_mtime_ns)
+    key = (str(path), stat.st_size, stat.st_mtime_ns)
+    bodies = _ready(key)
+    if bodies is None:
+        if stat.st_size >= COMPRESSED_BESIDE_FROM:
+            compress_beside(key)
+            return None  # as it is, now, rather than seconds later
+        bodies = await to_thread.run_sync(_encoded, *key)
     headers = {k: v for k, v in response.headers.items() if k.lower() != "content-length"}
     headers["Content-Encoding"] = encoding
     return Response(bodies[encoding], headers=headers)
@@ -76,11 +118,41 @@ def _compressible(path: Path) -> bool:
     return path.suffix.lower() in COMPRESSIBLE
 
 
-@lru_cache(maxsize=256)
+def compress_beside(key: Key) -> threading.Event:
+    """Compress the file in a thread of its own unless one is already at it; the event is set
+    when its compressed bodies are ready."""
+    with _LOCK:
+        done = _UNDER_WAY.get(key)
+        if done is None:
+            done = _UNDER_WAY[key] = threading.Event()
+            _in_the_background(lambda: _compress_then_set(key, done))
+    return done
+
+
+def _compress_then_set(key: Key, done: threading.Event) -> None:
+    try:
+        _encoded(*key)
+    finally:
+        # Set even when the file vanished meanwhile: the next request tries again.
+        with _LOCK:
+            del _UNDER_WAY[key]
+        done.set()
+
+
+def _ready(key: Key) -> dict[str, bytes] | None:
+    found = _READY.get(key[0])
+    return found[1] if found is not None and found[0] == key else None
+
+
 def _encoded(path: str, size: int, mtime_ns: int) -> dict[str, bytes]:
-    """The file compressed each way; `size` and `mtime_ns` are part of the key only."""
-    data = Path(path).read_bytes()
-    return {
-        "br": brotli.compress(data, quality=11),
-        "gzip": gzip.compress(data, compresslevel=9, mtime=0),
-    }
+    """The file compressed each way, kept; `size` and `mtime_ns` are part of the key only."""
+    key = (path, size, mtime_ns)
+    bodies = _ready(key)
+    if bodies is None:
+        data = Path(path).read_bytes()
+        bodies = {
+            "br": brotli.compress(data, quality=11),
+            "gzip": gzip.compress(data, compresslevel=9, mtime=0),
+        }
+        _READY[path] = (key, bodies)
+    return bodies

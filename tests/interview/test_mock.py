@@ -9,7 +9,7 @@ from fastapi.testclient import TestClient
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, col, func, select
 
-from app.models import AttemptQuestion, Question, QuizPrompt, RecallCheck, ReviewEvent
+from app.models import AttemptQuestion, Item, Question, QuizPrompt, RecallCheck, ReviewEvent
 from tests.support.forms import csrf_token, form
 
 
@@ -90,3 +90,74 @@ def test_long_names_in_model_answers_and_key_points_may_wrap_at_their_joints(
     answer = re.search(r'<p class="model-answer">(.*?)</p>', grading, re.S)
     assert answer is not None and wrapped in answer.group(1)
     assert f"> names {wrapped}</label>" in grading
+
+
+def topic_of_code_questions_but_two(engine: Engine) -> tuple[str, set[int]]:
+    """The topic with the most questions, made to show code in every question but two (the
+    draw is by chance: this makes what it may draw certain). Its slug, and the two."""
+    with Session(engine) as session:
+        rows = session.exec(
+            select(Item.topic_slug, Question).join(Item, col(Item.id) == Question.item_id)
+        ).all()
+        topics: dict[str, list[Question]] = {}
+        for topic, question in rows:
+            topics.setdefault(topic, []).append(question)
+        topic, questions = max(topics.items(), key=lambda pair: len(pair[1]))
+        assert len(questions) > 10
+        questions.sort(key=lambda q: q.id or 0)
+        for question in questions:
+            question.code = "" if question in questions[:2] else "print(2 + 2)"
+            session.add(question)
+        session.commit()
+        return topic, {q.id for q in questions[:2] if q.id is not None}
+
+
+def drawn(engine: Engine, url: str) -> list[tuple[int | None, str]]:
+    """The questions a quiz drew: each one's id and the code it shows."""
+    with Session(engine) as session:
+        return list(
+            session.exec(
+                select(Question.id, Question.code)
+                .join(AttemptQuestion, col(AttemptQuestion.question_id) == col(Question.id))
+                .where(AttemptQuestion.attempt_id == url.rsplit("/", 1)[1])
+            )
+        )
+
+
+def test_a_mock_interview_asks_conceptual_prompts_only_by_default(
+    client: TestClient, engine: Engine
+) -> None:
+    topic, conceptual = topic_of_code_questions_but_two(engine)
+    page = client.get("/quizzes").text
+    box = re.search(
+        r'<label class="choice-line">(<input[^>]*name="code_prompts"[^>]*>)([^<]*)', page
+    )
+    assert box is not None and "checked" not in box.group(1)  # unticked unless asked
+    assert box.group(2).strip() == "Mock interview: include code-reading prompts"
+    started = form(client, "/quizzes", token_from="/quizzes", mode="mock", count="5", topic=topic)
+    assert started.status_code == 303
+    # Only the two conceptual questions of the topic, though five prompts were asked for.
+    assert {qid for qid, _ in drawn(engine, started.headers["location"])} == conceptual
+
+
+def test_a_mock_interview_may_ask_code_reading_prompts_when_ticked(
+    client: TestClient, engine: Engine
+) -> None:
+    topic, _ = topic_of_code_questions_but_two(engine)
+    started = form(
+        client,
+        "/quizzes",
+        token_from="/quizzes",
+        mode="mock",
+        count="10",
+        topic=topic,
+        code_prompts="true",
+    )
+    assert started.status_code == 303
+    questions = drawn(engine, started.headers["location"])
+    assert len(questions) == 10 and sum(1 for _, code in questions if code) >= 8
+    assert "Prompt 1 of 10" in client.get(started.headers["location"]).text
+    unclear = form(
+        client, "/quizzes", token_from="/quizzes", mode="mock", count="3", code_prompts="maybe"
+    )
+    assert unclear.status_code == 422

@@ -234,7 +234,7 @@ def test_answers_schedule_reviews_and_the_nav_counts_what_is_due(
     add_model_answers(engine, "dropout")
     token = csrf_token(client, "/items/dropout")
     client.post("/items/dropout/open", data={"position": "1", "csrf_token": token})  # Again
-    assert "Nothing is due for review." in client.get("/review").text  # Again: in a minute
+    assert "Nothing is due for review." in client.get("/review").text  # Again: in 10 minutes
     later = utcnow() + timedelta(hours=1)
     client.app.state.backprop.clock = lambda: later  # type: ignore[attr-defined]
     page = client.get("/review").text

@@ -234,3 +234,39 @@ def test_the_export_holds_quizzes_and_reviews(client: TestClient, clock: Clock) 
     body = client.get("/account/export").json()
     assert [q["id"] for q in body["quizzes"]] == [quiz["id"]]
     assert body["reviews"][0]["rating"] == 3 and body["reviews"][0]["source"] == "quiz"
+
+
+def test_an_answer_shown_explained_says_when_its_question_comes_back_and_why(
+    client: TestClient, clock: Clock
+) -> None:
+    quiz = start(client, mode="practice", seconds=None)
+    first, second = quiz["questions"][:2]
+
+    def answer_on_the_page(question: dict[str, Any], letter: str) -> str:
+        page = client.post(
+            f"/quizzes/{quiz['id']}/answers",
+            data={"position": question["id"], "choice": letter},
+            headers={"HX-Request": "true"},
+        )
+        assert page.status_code == 200
+        found = re.search(r'<p class="next-review" id="next-review">(.*?)</p>', page.text, re.S)
+        assert found is not None
+        return " ".join(re.sub(r"<[^>]+>", "", found.group(1)).split())
+
+    wrong = answer_on_the_page(first, wrong_letter(first))
+    assert wrong.startswith("Back in 10 min: a wrong answer comes back the same day")
+    right = answer_on_the_page(second, key_letter(second))
+    assert re.match(r"Next review in \d+ days?: a right answer waits at least a day", right)
+    # Ten minutes later the wrong one alone is due; answered right in review, nothing is.
+    clock.now = START + timedelta(minutes=10)
+    assert "Review 1 question now" in client.get("/review").text
+    again = start(client, mode="review", seconds=None)
+    assert len(again["questions"]) == 1
+    back = client.post(
+        f"/quizzes/{again['id']}/answers",
+        data={"position": 1, "choice": key_letter(again["questions"][0])},
+        headers={"HX-Request": "true"},
+    ).text
+    assert re.search(r"Next review in \d+ days?</strong>:\s+a right answer waits", back)
+    clock.now = START + timedelta(minutes=30)
+    assert "Nothing is due for review." in client.get("/review").text

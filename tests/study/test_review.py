@@ -9,8 +9,8 @@ import pytest
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, select
 
-from app.domain import Identity
-from app.models import Question, ReviewCard
+from app.domain import Identity, LearnerScope
+from app.models import Question, ReviewCard, User
 from app.platform import learners
 from app.study import review
 from tests.support.bank import add_bank
@@ -73,3 +73,123 @@ def test_a_schedule_can_be_computed_again_from_the_log(engine: Engine) -> None:
 
 def _utc(moment: datetime) -> datetime:
     return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+
+
+def questions(engine: Engine, count: int) -> list[int]:
+    add_bank(engine, per_item=3)
+    with Session(engine) as session:
+        ids = [q for q in session.exec(select(Question.id)) if q is not None]
+    assert len(ids) >= count
+    return ids[:count]
+
+
+def account(session: Session, *, short_steps: bool) -> LearnerScope:
+    user = User(
+        username=f"steps-{short_steps}", password_hash="-", short_learning_steps=short_steps
+    )
+    session.add(user)
+    session.flush()
+    return learners.resolve_or_create(session, Identity(visitor="x", user_id=user.id))
+
+
+@pytest.mark.parametrize("rating", [2, 3, 4])
+def test_a_right_answer_on_a_new_question_waits_at_least_a_day(engine: Engine, rating: int) -> None:
+    (question,) = questions(engine, 1)
+    with Session(engine) as session:
+        scope = learners.resolve_or_create(session, Identity(visitor="guest"))
+        card = review.record(scope, question, rating=rating, source="quiz", at=T0)
+        assert _utc(card.due) - T0 >= timedelta(days=1)
+
+
+def test_a_wrong_answer_comes_back_the_same_day_then_a_right_one_waits_a_day(
+    engine: Engine,
+) -> None:
+    (question,) = questions(engine, 1)
+    with Session(engine) as session:
+        scope = learners.resolve_or_create(session, Identity(visitor="guest"))
+
+        def wait_after(rating: int, at: datetime) -> tuple[timedelta, datetime]:
+            due = _utc(review.record(scope, question, rating=rating, source="quiz", at=at).due)
+            return due - at, due
+
+        assert wait_after(1, T0)[0] == review.SAME_DAY_STEP
+        wait, at = wait_after(1, T0 + review.SAME_DAY_STEP)
+        assert wait == review.SAME_DAY_STEP  # wrong again: back again the same day
+        wait, at = wait_after(3, at)
+        assert wait >= timedelta(days=1)
+        # A lapse, days later, comes back the same day too, and a right answer then waits.
+        wait, at = wait_after(1, at)
+        assert wait == review.SAME_DAY_STEP
+        assert wait_after(2, at)[0] >= timedelta(days=1)
+
+
+def test_short_learning_steps_bring_a_new_question_back_within_minutes(engine: Engine) -> None:
+    (question,) = questions(engine, 1)
+    with Session(engine) as session:
+        scope = account(session, short_steps=True)
+        assert review.short_steps_for(scope)
+        waits, at = [], T0
+        for rating in (1, 3, 3):
+            due = _utc(review.record(scope, question, rating=rating, source="quiz", at=at).due)
+            waits.append(due - at)
+            at = due
+        # FSRS's steps, 1 and 10 minutes, each answered right before the day-scale wait.
+        assert waits[:2] == [timedelta(minutes=1), timedelta(minutes=10)]
+        assert waits[2] >= timedelta(days=1)
+
+
+def test_an_account_without_short_steps_has_the_default(engine: Engine) -> None:
+    (question,) = questions(engine, 1)
+    with Session(engine) as session:
+        scope = account(session, short_steps=False)
+        assert not review.short_steps_for(scope)
+        card = review.record(scope, question, rating=3, source="quiz", at=T0)
+        assert _utc(card.due) - T0 >= timedelta(days=1)
+
+
+@pytest.mark.parametrize("short_steps", [False, True])
+def test_right_answers_leave_the_due_count_as_it_was_unless_steps_are_short(
+    engine: Engine, short_steps: bool
+) -> None:
+    """Three questions due, answered right, and six new ones answered right: 20 minutes
+    later nothing is due by default (it was nine with FSRS's own steps)."""
+    ids = questions(engine, 9)
+    with Session(engine) as session:
+        scope = account(session, short_steps=short_steps)
+        earlier = T0 - timedelta(days=30)
+        for question in ids[:3]:
+            review.record(scope, question, rating=4, source="quiz", at=earlier)
+        assert review.due_count(scope, now=T0) == 3
+        for n, question in enumerate(ids):
+            review.record(scope, question, rating=3, source="quiz", at=T0 + timedelta(seconds=n))
+        due = review.due_count(scope, now=T0 + timedelta(minutes=20))
+        assert due == (6 if short_steps else 0)
+
+
+def test_a_schedule_computed_again_follows_the_accounts_steps(engine: Engine) -> None:
+    (question,) = questions(engine, 1)
+    with Session(engine) as session:
+        scope = account(session, short_steps=True)
+        review.record(scope, question, rating=3, source="quiz", at=T0)
+        user = session.exec(select(User).where(User.username == "steps-True")).one()
+        user.short_learning_steps = False
+        session.add(user)
+        again = review.recompute(scope, question)
+        assert again is not None and _utc(again.due) - T0 >= timedelta(days=1)
+
+
+@pytest.mark.parametrize(
+    ("wait", "when", "same_day"),
+    [
+        (timedelta(minutes=10), "in 10 min", True),
+        (timedelta(seconds=20), "in 1 min", True),
+        (timedelta(hours=3, minutes=10), "in 3 h", True),
+        (timedelta(days=1), "in 1 day", False),
+        (timedelta(days=12, hours=2), "in 12 days", False),
+    ],
+)
+def test_when_a_question_comes_back_reads_plainly(
+    wait: timedelta, when: str, same_day: bool
+) -> None:
+    back = review.NextReview(T0 + wait, wait)
+    assert (back.when, back.same_day) == (when, same_day)

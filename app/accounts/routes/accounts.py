@@ -131,7 +131,7 @@ def _account_page(
 def account_page(
     request: Request, user: CurrentUser, done: Annotated[str | None, Query(max_length=32)] = None
 ) -> HTMLResponse:
-    """Password, recovery codes, export and deletion."""
+    """Password, review steps, recovery codes, export and deletion."""
     message = (
         "Your new password is set; every other session has ended."
         if done == "password-reset"
@@ -167,6 +167,25 @@ def change_password(
         return _account_page(request, user, error=exc)
     session.commit()
     message = "Password changed. Every other browser and API token has been signed out."
+    return _account_page(request, user, message=message)
+
+
+@router.post("/account/review-steps")
+def review_steps(
+    request: Request,
+    session: SessionDep,
+    user: CurrentUser,
+    short_learning_steps: Annotated[bool, Form()] = False,
+) -> HTMLResponse:
+    """Short learning steps in spaced review, on (the box ticked) or off."""
+    user = session.merge(user)
+    accounts.set_short_learning_steps(session, user=user, on=short_learning_steps)
+    session.commit()
+    message = (
+        "Short learning steps are on: a new question answered right comes back within the day."
+        if short_learning_steps
+        else "Short learning steps are off: a right answer waits at least a day."
+    )
     return _account_page(request, user, message=message)
 
 

@@ -48,11 +48,15 @@ def start_quiz(
     deck: Annotated[str, Form(max_length=64)] = "",
     topic: Annotated[list[str] | None, Form(max_length=40)] = None,
     coding_round: Annotated[bool, Form()] = False,
+    code_prompts: Annotated[bool, Form()] = False,
 ) -> Response:
     """Start the quiz and go to its first question. A mock interview asked with
-    `coding_round` ends with a coding round (the page's box is ticked by default)."""
+    `coding_round` ends with a coding round (the page's box is ticked by default); its
+    prompts are conceptual ones unless `code_prompts` asks for code-reading ones too."""
     seconds = minutes * 60 if mode is QuizMode.timed else None
-    request = QuizRequest(mode, count, seconds, deck or None, tuple(topic or ()))
+    request = QuizRequest(
+        mode, count, seconds, deck or None, tuple(topic or ()), code_prompts=code_prompts
+    )
     attempt = quizzes.create(scope, request, now=now)
     if mode is QuizMode.mock and coding_round:
         mock.add_coding_round(scope, attempt, deck=request.deck, topics=request.topics, now=now)

@@ -28,6 +28,7 @@ def start_quiz(body: QuizCreate, scope: WriterDep, now: NowDep) -> QuizPublic:
         seconds=body.seconds if body.mode is quizzes.QuizMode.timed else None,
         deck=body.deck,
         topics=tuple(body.topics),
+        code_prompts=body.code_prompts,
     )
     attempt = quizzes.create(scope, request, now=now)
     view = quizzes.load(scope, attempt.id, now=now)
