@@ -2,8 +2,8 @@
 answer waits at least a day; on, a new question comes back minutes later until it has been
 answered right at each step.
 
-Revision ID: 0020_short_learning_steps
-Revises: 0019_suite_record
+Revision ID: 0021_short_learning_steps
+Revises: 0020_round_draft
 Create Date: 2026-11-29 04:00:00
 """
 
@@ -12,8 +12,8 @@ from collections.abc import Sequence
 import sqlalchemy as sa
 from alembic import op
 
-revision: str = "0020_short_learning_steps"
-down_revision: str | None = "0019_suite_record"
+revision: str = "0021_short_learning_steps"
+down_revision: str | None = "0020_round_draft"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
