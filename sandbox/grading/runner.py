@@ -14,6 +14,7 @@ import torch
 
 from sandbox.grading import (
     api_rules,
+    case_values,
     cases,
     checks,
     compare,
@@ -187,7 +188,7 @@ def _case(
     tolerance = None
     if seen is not None:
         comparison = seen[3]
-        floats = [t for t in cases.tensor_leaves(seen[0]) if t.is_floating_point()]
+        floats = [t for t in case_values.tensor_leaves(seen[0]) if t.is_floating_point()]
         tol = comparison.tolerance(floats[0].dtype if floats else torch.float64)
         tolerance = (tol.atol, tol.rtol)
     try:

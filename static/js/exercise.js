@@ -32,7 +32,7 @@
   const STATUS = { pass: "passed", fail: "failed", error: "error", timeout: "timed out" };
   const VERDICTS = {
     passed: "Every test passed", failed: "Some tests failed", error: "Your code could not be graded",
-    timeout: "Out of time", rejected: "Not run", internal_error: "The sandbox failed", killed: "Cancelled",
+    timeout: "Out of time", rejected: "Not run", internal_error: "The sandbox failed", killed: "Stopped",
   };
 
   function el(tag, props, children) {
@@ -135,6 +135,7 @@
   }
 
   let current = null; // {id, source}
+  let cancelPending = false; // Cancel pressed while the grading was being sent
   const canRun = backends.length > 0;
   runButton.disabled = submitButton.disabled = !canRun;
 
@@ -192,7 +193,8 @@
     // The stored submission is the whole truth: draw its tests again, in order.
     groups.replaceChildren();
     (result.tests || []).forEach(addTest);
-    const title = VERDICTS[result.verdict] || result.verdict || "Finished";
+    const cancelled = result.verdict === "killed" && cancelAsked === result.id;
+    const title = cancelled ? "Cancelled" : VERDICTS[result.verdict] || result.verdict || "Finished";
     const facts = [];
     if (result.score !== null && result.score !== undefined) facts.push(`score ${Math.round(result.score)}%`);
     if (result.wall_ms) facts.push(`${(result.wall_ms / 1000).toFixed(2)} s`);
@@ -231,6 +233,7 @@
 
   async function start(mode) {
     if (current || !canRun) return;
+    cancelPending = false;
     panel.hidden = false;
     groups.replaceChildren();
     verdictBox.replaceChildren();
@@ -271,6 +274,10 @@
     const base = `/api/exercises/${slug}/submissions/${id}`;
     const source = new EventSource(`${base}/events`);
     current = { id, source };
+    if (cancelPending) {
+      cancelPending = false;
+      cancel();
+    }
     source.addEventListener("queued", (e) => {
       const { position } = JSON.parse(e.data);
       state.textContent = position === 1 ? "Waiting: next in line…" : `Waiting: ${position} in line…`;
@@ -288,8 +295,15 @@
   }
 
   // Cancel: the run ends "killed", and its result arrives on the stream as any result does.
+  let cancelAsked = null; // the grading this page asked to stop
   async function cancel() {
-    if (!current || !cancelButton || cancelButton.hidden) return;
+    if (!cancelButton || cancelButton.hidden) return;
+    if (!current) { // asked before the server gave the grading its id: stopped once it does
+      cancelPending = true;
+      state.textContent = "Cancelling…";
+      return;
+    }
+    cancelAsked = current.id;
     cancelButton.disabled = true;
     state.textContent = "Cancelling…";
     try {

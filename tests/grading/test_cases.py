@@ -12,7 +12,7 @@ import sys
 import pytest
 import torch
 
-from sandbox.grading import cases
+from sandbox.grading import case_values, cases
 from sandbox.grading.draws import Draw, case_seed
 from sandbox.grading.exercise import Exercise
 from sandbox.grading.trusted import grade_in_process
@@ -24,7 +24,7 @@ HUGE = "softmax of huge logits"  # a visible test it fails
 
 
 def test_a_small_tensor_is_shown_in_full() -> None:
-    s = cases.summary(torch.tensor([[1.5, -2.0], [0.25, 3.0]]))
+    s = case_values.summary(torch.tensor([[1.5, -2.0], [0.25, 3.0]]))
     assert s["kind"] == "tensor" and s["shape"] == [2, 2] and s["dtype"] == "float32"
     assert s["full"] is True
     assert s["text"] == "[[1.5, -2], [0.25, 3]]"
@@ -33,7 +33,7 @@ def test_a_small_tensor_is_shown_in_full() -> None:
 
 def test_a_large_tensor_is_summarised_by_a_corner_and_its_range() -> None:
     t = torch.arange(10_000, dtype=torch.float64).reshape(2, 50, 100)
-    s = cases.summary(t)
+    s = case_values.summary(t)
     assert s["full"] is False and s["shape"] == [2, 50, 100]
     assert s["corner"] == "[0, :4, :6]"
     assert s["text"].startswith("[[0, 1, 2, 3, 4, 5], [100, 101")
@@ -42,50 +42,50 @@ def test_a_large_tensor_is_summarised_by_a_corner_and_its_range() -> None:
 
 
 def test_nan_and_infinities_are_counted_and_the_summary_is_plain_json() -> None:
-    s = cases.summary(torch.tensor([math.nan, math.inf, -math.inf, 2.0]))
+    s = case_values.summary(torch.tensor([math.nan, math.inf, -math.inf, 2.0]))
     assert (s["nan"], s["inf"], s["min"], s["max"]) == (1, 2, 2.0, 2.0)
     assert s["text"] == "[nan, inf, -inf, 2]"
     json.dumps(s, allow_nan=False)
-    only_nan = cases.summary(torch.full((3,), math.nan))
+    only_nan = case_values.summary(torch.full((3,), math.nan))
     assert "min" not in only_nan and only_nan["nan"] == 3
 
 
 def test_integer_and_boolean_tensors() -> None:
-    ints = cases.summary(torch.tensor([3, -7, 12]))
+    ints = case_values.summary(torch.tensor([3, -7, 12]))
     assert ints["dtype"] == "int64" and ints["text"] == "[3, -7, 12]"
     assert (ints["min"], ints["max"]) == (-7, 12) and "nan" not in ints
-    flags = cases.summary(torch.tensor([[True, False], [True, True]]))
+    flags = case_values.summary(torch.tensor([[True, False], [True, True]]))
     assert flags["dtype"] == "bool" and flags["true"] == 3
     assert flags["text"] == "[[True, False], [True, True]]"
 
 
 def test_outputs_that_are_not_tensors() -> None:
-    pair = cases.summary((torch.zeros(2), 0.5, None))
+    pair = case_values.summary((torch.zeros(2), 0.5, None))
     assert pair["kind"] == "tuple" and pair["length"] == 3
     assert [i["kind"] for i in pair["items"]] == ["tensor", "number", "value"]
-    assert cases.summary(1.0 / 3)["text"] == "0.333333"
-    assert cases.summary({"loss": 2})["items"][0] == {
+    assert case_values.summary(1.0 / 3)["text"] == "0.333333"
+    assert case_values.summary({"loss": 2})["items"][0] == {
         "key": "'loss'",
         "kind": "number",
         "text": "2",
     }
-    assert cases.summary("x" * 5000)["text"].__len__() < 500
-    many = cases.summary(list(range(100)))
-    assert many["length"] == 100 and len(many["items"]) == cases.MAX_ITEMS
+    assert case_values.summary("x" * 5000)["text"].__len__() < 500
+    many = case_values.summary(list(range(100)))
+    assert many["length"] == 100 and len(many["items"]) == case_values.MAX_ITEMS
 
 
 def test_the_largest_difference_says_where_and_both_values() -> None:
     expected = (torch.tensor([1.0, 2.0, 3.0]), torch.tensor([[0.0, 0.0], [0.0, 0.0]]))
     actual = (torch.tensor([1.0, 2.5, 3.0]), torch.tensor([[0.0, 0.0], [0.0, -4.0]]))
-    d = cases.difference(expected, actual)
+    d = case_values.difference(expected, actual)
     assert d is not None
     assert d["abs"] == 4.0 and d["where"] == "output[1][1, 1]"
     assert (d["expected"], d["got"]) == (0.0, -4.0)
-    nan = cases.difference(torch.ones(2), torch.tensor([1.0, math.nan]))
+    nan = case_values.difference(torch.ones(2), torch.tensor([1.0, math.nan]))
     assert nan is not None and nan["abs"] == "inf" and nan["got"] == "nan"
-    assert cases.difference(torch.ones(2), torch.ones(2))["abs"] == 0.0  # type: ignore[index]
-    assert cases.difference(torch.ones(2), torch.ones(3)) is None  # other shapes: no pair
-    assert cases.difference(1.0, 1.25) == {
+    assert case_values.difference(torch.ones(2), torch.ones(2))["abs"] == 0.0  # type: ignore[index]
+    assert case_values.difference(torch.ones(2), torch.ones(3)) is None  # other shapes: no pair
+    assert case_values.difference(1.0, 1.25) == {
         "abs": 0.25, "where": "output", "index": [], "path": "output",
         "expected": 1.0, "got": 1.25,
     }  # fmt: skip

@@ -167,8 +167,10 @@ class SubmissionPublic(BaseModel):
     def of(cls, run: Run) -> SubmissionPublic:
         report = json.loads(run.grading) if run.grading else {}
         verdict = run.grading_verdict
-        if verdict is None and run.status == "done":
-            verdict = run.verdict  # never graded: how the run itself ended
+        if run.status == "done" and (verdict is None or run.verdict == "killed"):
+            # Never graded, or stopped part-way (cancelled): how the run itself ended, not
+            # the verdict of the tests it had reached.
+            verdict = run.verdict
         return cls(
             id=run.id,
             status=run.status,
