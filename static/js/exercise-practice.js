@@ -41,6 +41,10 @@
     hintButton.hidden = !upcoming;
     hintButton.textContent = upcoming && upcoming.answers_failing_test ? `Get a hint for ${upcoming.category}` : "Get a hint";
     hintNext.textContent = upcoming ? `Next: ${meta(upcoming.number, upcoming)}` : "Every hint is shown.";
+    // The workspace points to the Hints tab from the results (exercise-workspace.js).
+    article.dispatchEvent(new CustomEvent("exercise:hints", {
+      detail: { answersFailure: Boolean(upcoming && upcoming.answers_failing_test), category: upcoming ? upcoming.category : "" },
+    }));
   }
   function addHint(hint) {
     const item = el("li", `hint hint-${hint.level}`);

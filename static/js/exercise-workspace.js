@@ -30,6 +30,7 @@
     });
     workspace.dataset.view = tab.id === "tab-code" ? "code" : "problem";
     if (focus) tab.focus();
+    tab.classList.remove("has-news");
     if (tab.id === "tab-submissions") loadSubmissions();
     if (tab.id === "tab-code" && article.backpropEditor) article.backpropEditor.focus();
   }
@@ -107,6 +108,27 @@
       save(apply(next));
     });
   }
+
+  // A hint answers the failing test: the results say so, with a way to it, and the Hints
+  // tab wears a dot until it is opened.
+  const hintsTab = document.getElementById("tab-hints");
+  article.addEventListener("exercise:hints", (e) => {
+    const verdictBox = document.getElementById("grading-verdict");
+    const old = document.getElementById("hint-nudge");
+    if (old) old.remove();
+    if (!hintsTab || !verdictBox || !e.detail.answersFailure) return;
+    if (hintsTab.getAttribute("aria-selected") !== "true") hintsTab.classList.add("has-news");
+    const nudge = document.createElement("p");
+    nudge.id = "hint-nudge";
+    nudge.className = "hint-nudge";
+    const go = document.createElement("button");
+    go.type = "button";
+    go.className = "link-button";
+    go.textContent = "Open the Hints tab";
+    go.addEventListener("click", () => select(hintsTab, { focus: true }));
+    nudge.append(`Stuck? A hint answers the failing ${e.detail.category} test. `, go);
+    verdictBox.append(nudge);
+  });
 
   // The Submissions tab.
   const submissionsPanel = document.getElementById("panel-submissions");

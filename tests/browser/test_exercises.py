@@ -7,6 +7,8 @@ diff. Every exercise's page fits a phone's width."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
@@ -42,8 +44,12 @@ def test_a_failing_then_a_passing_submission(guest: Page) -> None:
     assert AXE.exists(), "run .ci/setup --dev"
     assert _serious(page) == []
 
-    # A hint for the failing category, from the keyboard; the panel says what it answers.
-    page.get_by_role("tab", name="Hints").click()
+    # The results point to a hint for the failing category; from the keyboard it is shown,
+    # and the panel says what it answers.
+    expect(page.locator("#hint-nudge")).to_contain_text("A hint answers the failing edge cases")
+    expect(page.locator("#tab-hints")).to_have_class(re.compile("has-news"))
+    page.get_by_role("button", name="Open the Hints tab").click()
+    expect(page.locator("#tab-hints")).to_have_attribute("aria-selected", "true")
     hint_button = page.locator("#get-hint")
     expect(hint_button).to_have_text("Get a hint for edge cases")
     hint_button.focus()
