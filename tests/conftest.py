@@ -62,10 +62,14 @@ NO_DATABASE = (
 ONE_ENGINE = (
     "tests/browser/test_accessibility.py",
     "tests/browser/test_admin_exercises.py",
+    "tests/browser/test_exercise_case.py",
     "tests/browser/test_exercise_review.py",
+    "tests/browser/test_exercise_solution.py",
     "tests/browser/test_exercises.py",
     "tests/browser/test_library.py",
+    "tests/browser/test_navigation.py",
     "tests/browser/test_runner.py",
+    "tests/browser/test_workspace.py",
 )
 
 
