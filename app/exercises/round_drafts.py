@@ -5,7 +5,10 @@ code is graded as the round's last submission.
 
 The draft may arrive a moment after the deadline (the page sends it when its clock reaches
 zero, over a network): saves within DRAFT_GRACE of the round's end are kept, later ones are
-refused. The leftover is sent to be graded once: the first page to see it claims it."""
+refused. The leftover is sent to be graded once: the first page to see it claims it.
+
+`submit_to_round` is how any code reaches a round's grader: the learner's Run and Submit
+(app/exercises/routes/coding_api.py) and the leftover alike."""
 
 from __future__ import annotations
 
@@ -24,6 +27,7 @@ from app.platform import learners
 from app.platform.ratelimit import RunLimiter
 from app.runqueue import RunQueue
 from app.runs.run_origin import origin_for
+from app.runs.runs import Submitted
 
 # How long after a round ends its page may still send the editor's code: the time a save
 # sent at zero takes to arrive, not time to keep typing.
@@ -111,26 +115,18 @@ async def grade_leftover(
         return False
     try:
         slug = await asyncio.to_thread(_slug_of, engine, round_id)
-        backend, grading = await asyncio.to_thread(
-            submissions.prepare,
+        await submit_to_round(
             engine,
-            content_dir,
+            queue,
+            limiter,
+            identity,
+            round_id,
             slug=slug,
             code=code,
             backend="auto",
             mode="submit",
-        )
-        origin = await asyncio.to_thread(
-            origin_for, engine, identity, client=client, item_slug=None, sample=None
-        )
-        submitted = await submissions.submit(
-            engine,
-            queue,
-            limiter,
-            code=code,
-            backend=backend,
-            grading=grading,
-            origin=origin,
+            content_dir=content_dir,
+            client=client,
             token_secret=token_secret,
             idempotency_key=f"round-end-{round_id}",
         )
@@ -138,10 +134,55 @@ async def grade_leftover(
         if refused.status in (429, 503):
             await asyncio.to_thread(_unclaim, engine, round_id)
         return False
-    await asyncio.to_thread(
-        coding_rounds.record, engine, identity, round_id, run_id=submitted.run.id
-    )
     return True
+
+
+async def submit_to_round(
+    engine: Engine,
+    queue: RunQueue,
+    limiter: RunLimiter,
+    identity: Identity,
+    round_id: str,
+    *,
+    slug: str,
+    code: str,
+    backend: str,
+    mode: str,
+    content_dir: Path,
+    client: str,
+    token_secret: str,
+    idempotency_key: str | None,
+) -> Submitted:
+    """Grade code against a round's exercise (`slug`, which the round admitted), as any
+    submission is; a `submit` becomes the round's graded submission."""
+    backend, grading = await asyncio.to_thread(
+        submissions.prepare,
+        engine,
+        content_dir,
+        slug=slug,
+        code=code,
+        backend=backend,
+        mode=mode,
+    )
+    origin = await asyncio.to_thread(
+        origin_for, engine, identity, client=client, item_slug=None, sample=None
+    )
+    submitted = await submissions.submit(
+        engine,
+        queue,
+        limiter,
+        code=code,
+        backend=backend,
+        grading=grading,
+        origin=origin,
+        token_secret=token_secret,
+        idempotency_key=idempotency_key,
+    )
+    if mode == "submit":
+        await asyncio.to_thread(
+            coding_rounds.record, engine, identity, round_id, run_id=submitted.run.id
+        )
+    return submitted
 
 
 def _slug_of(engine: Engine, round_id: str) -> str:

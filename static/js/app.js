@@ -26,6 +26,24 @@
     labelToggle();
   }
 
+  // Copy `text` to the clipboard; where the clipboard is refused (an insecure context, or
+  // permissions), select `node`'s contents instead for Ctrl+C. "copied" or "selected".
+  // Other pages' scripts use it too (window.BackpropCopy).
+  async function copyText(text, node) {
+    try {
+      await navigator.clipboard.writeText(text);
+      return "copied";
+    } catch (e) {
+      const range = document.createRange();
+      range.selectNodeContents(node);
+      const selection = window.getSelection();
+      selection.removeAllRanges();
+      selection.addRange(range);
+      return "selected";
+    }
+  }
+  window.BackpropCopy = copyText;
+
   async function copySample(button) {
     const figure = document.getElementById(button.dataset.copy);
     if (!figure) return;
@@ -33,18 +51,8 @@
     const editor = figure.backpropEditor;
     const code = figure.querySelector("pre code, .cm-content");
     const label = button.querySelector(".copy-label") || button;
-    try {
-      await navigator.clipboard.writeText(editor ? editor.getValue() : code.textContent);
-      label.textContent = "Copied";
-    } catch (e) {
-      // Clipboard refused (insecure context or permissions): select the code instead.
-      const range = document.createRange();
-      range.selectNodeContents(code);
-      const selection = window.getSelection();
-      selection.removeAllRanges();
-      selection.addRange(range);
-      label.textContent = "Press Ctrl+C";
-    }
+    const how = await copyText(editor ? editor.getValue() : code.textContent, code);
+    label.textContent = how === "copied" ? "Copied" : "Press Ctrl+C";
     setTimeout(() => { label.textContent = "Copy"; }, 1600);
   }
 

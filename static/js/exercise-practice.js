@@ -120,18 +120,8 @@
     let clear = null;
     copy.addEventListener("click", async () => {
       const code = $("solution-code");
-      try {
-        await navigator.clipboard.writeText(code.textContent);
-        status.textContent = "Copied";
-      } catch (e) {
-        // Clipboard refused (an insecure context, or permissions): select it instead.
-        const range = document.createRange();
-        range.selectNodeContents(code);
-        const selection = window.getSelection();
-        selection.removeAllRanges();
-        selection.addRange(range);
-        status.textContent = "Selected: press Ctrl+C to copy";
-      }
+      const how = await window.BackpropCopy(code.textContent, code); // static/js/app.js
+      status.textContent = how === "copied" ? "Copied" : "Selected: press Ctrl+C to copy";
       clearTimeout(clear);
       clear = setTimeout(() => { status.textContent = ""; }, 4000);
     });

@@ -20,10 +20,9 @@ from app.deps import (
     WriterDep,
     identify,
 )
-from app.exercises import coding_rounds, submissions
+from app.exercises import coding_rounds, round_drafts
 from app.exercises.schemas.coding import CodingRoundCreate, CodingRoundPublic
 from app.exercises.schemas.exercises import SubmissionCreate
-from app.runs.run_origin import origin_for
 from app.runs.schemas import RunAccepted
 from app.web.schemas import errors
 
@@ -82,31 +81,19 @@ async def submit(
     does (follow it there); refused (409) once the round is over. The last `submit` the
     round accepts is its result."""
     slug = await asyncio.to_thread(coding_rounds.admit, engine, identity, round_id, now=now)
-    backend, grading = await asyncio.to_thread(
-        submissions.prepare,
+    submitted = await round_drafts.submit_to_round(
         engine,
-        settings.content_dir,
+        queue,
+        limiter,
+        identity,
+        round_id,
         slug=slug,
         code=body.code,
         backend=body.backend,
         mode=body.mode,
-    )
-    origin = await asyncio.to_thread(
-        origin_for, engine, identity, client=client, item_slug=None, sample=None
-    )
-    submitted = await submissions.submit(
-        engine,
-        queue,
-        limiter,
-        code=body.code,
-        backend=backend,
-        grading=grading,
-        origin=origin,
+        content_dir=settings.content_dir,
+        client=client,
         token_secret=settings.resolved_secret_key(),
         idempotency_key=idempotency_key,
     )
-    if body.mode == "submit":
-        await asyncio.to_thread(
-            coding_rounds.record, engine, identity, round_id, run_id=submitted.run.id
-        )
     return RunAccepted.of(submitted)
