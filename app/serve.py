@@ -18,6 +18,7 @@ from typing import Any
 
 from app import reach
 from app.settings import PROJECT_ROOT, Settings
+from sandbox import state_dir
 from sandbox.state_dir import state_dir_for
 
 log = logging.getLogger("backprop")
@@ -134,7 +135,10 @@ def serve(settings: Settings, *, reload: bool, workers: int) -> None:
     user = web_user(settings.web_user) if os.geteuid() == 0 else None
     prepare_paths(settings, user)
     worker = None
+    state = state_dir_for(settings.data_dir)
     if settings.sandbox_autostart:
+        sweep_orphaned_state()
+        state_dir.claim(state, settings.data_dir)  # held until this process ends
         worker = start_sandbox_worker(settings, user.pw_uid if user else None)
     try:
         if user is None:
@@ -148,6 +152,30 @@ def serve(settings: Settings, *, reload: bool, workers: int) -> None:
                 worker.wait(timeout=10)
             except subprocess.TimeoutExpired:
                 worker.kill()
+                worker.wait()
+            if not settings.keep_sandbox_state:
+                _remove_state(state)
+
+
+def sweep_orphaned_state() -> None:
+    """Remove the state folders of servers whose data folder was deleted (and that no
+    running server holds), saying which."""
+    for folder, data_dir in state_dir.orphans():
+        why_not = state_dir.remove(folder)
+        if why_not:
+            log.warning("left the sandbox state folder %s in place: %s", folder, why_not)
+        else:
+            log.info(
+                "removed the sandbox state folder %s: its data folder %s is gone", folder, data_dir
+            )
+
+
+def _remove_state(state: Path) -> None:
+    why_not = state_dir.remove(state)
+    if why_not:
+        log.warning("left the sandbox state folder %s in place: %s", state, why_not)
+    else:
+        log.info("removed the sandbox state folder %s (KEEP_SANDBOX_STATE=true keeps it)", state)
 
 
 def _run_uvicorn(settings: Settings, *, reload: bool, workers: int) -> None:

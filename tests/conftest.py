@@ -52,6 +52,7 @@ NO_DATABASE = (
     "tests/sandbox/test_unix_sockets.py",
     "tests/sandbox/test_verdict.py",
     "tests/sandbox/test_worker.py",
+    "tests/test_serve_state.py",
 )
 
 # Browser suites whose subject is the page itself (its layout, accessibility, keyboard and

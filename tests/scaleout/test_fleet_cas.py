@@ -84,7 +84,10 @@ def test_replicas_rebuilding_at_once_add_one_job_per_queued_run(
 
     async def scenario() -> list[tuple[int, int]]:
         recorder = RunRecorder(engine, on_end=())
-        timing = FleetTiming(heartbeat_seconds=0.2, lease_seconds=1.0)
+        # "Just now" is within a heartbeat of the pass. A heartbeat of 0.2 s was shorter than
+        # a busy machine's stall between adding that run and the pass reading it: the pass then
+        # rightly found it old enough and added it (21 jobs for 20 runs, none twice).
+        timing = FleetTiming(heartbeat_seconds=30, lease_seconds=60)
         queues = [RedisRunQueue(redis_server.url, recorder, timing) for _ in range(4)]
         try:
             return await asyncio.gather(*(FleetKeeper(engine, q).once() for q in queues))
@@ -98,6 +101,7 @@ def test_replicas_rebuilding_at_once_add_one_job_per_queued_run(
     assert client.lrange(keys.turns("cpu"), 0, -1) == ["someone"]  # they wait as their owner's
     waiting = client.lrange(keys.waiting("cpu", "someone"), 0, -1)
     assert sorted(job.split(" ", 1)[0] for job in waiting) == sorted(run_ids)
+    assert client.get(keys.enqueued("just-now")) is None
 
 
 def test_consumers_that_hold_nothing_and_went_quiet_are_forgotten(

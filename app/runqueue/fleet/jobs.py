@@ -24,6 +24,7 @@ from redis.exceptions import ResponseError
 from app.runqueue.fleet import keys
 
 ENQUEUED_TTL_SECONDS = 7 * 24 * 3600  # far longer than any run waits
+ENDED_MARKER_TTL_SECONDS = 3600  # far longer than a rebuild pass, from its read to its writes
 BEGAN_TTL_SECONDS = 24 * 3600  # far longer than any delivery of a run can come back
 
 # KEYS: claim, began, cancel. ARGV: token, lease ms, began ttl s, may start (1 or 0).

@@ -181,7 +181,10 @@ class RedisRunQueue:
             await events.end(self.redis, run_id, Finished(result), self.timing.events_ttl_seconds)
             # Whatever still holds the run (an agent that was stopped, say, and resumes) stops.
             await self.redis.set(keys.cancel(run_id), 1, ex=jobs.BEGAN_TTL_SECONDS)
-            await self.redis.delete(keys.enqueued(run_id))
+            # Its enqueue marker outlives the run by ENDED_MARKER_TTL: a rebuild pass that read
+            # the run as queued before it ended must not add its job again (the marker's SET
+            # NX is the one decision that a job enters the queue: waiting.py).
+            await self.redis.expire(keys.enqueued(run_id), jobs.ENDED_MARKER_TTL_SECONDS)
         except (RedisError, OSError) as exc:  # watchers then read the database
             log.warning("run %s: its end could not be streamed: %s", run_id, exc)
 
