@@ -39,12 +39,15 @@ def room_above_footer(page: Page) -> float:
     return float(
         page.evaluate(
             """() => {
+                // A workspace fills the window and shows no footer (from 1,200 px wide).
+                const footer = document.querySelector(".site-footer");
+                if (!footer.checkVisibility()) return 1e9;
                 const leaves = [...document.querySelectorAll("main *")]
                   .filter((e) => e.children.length === 0 && e.checkVisibility())
                   .map((e) => e.getBoundingClientRect())
                   .filter((r) => r.width > 0 && r.height > 0);
                 const bottom = Math.max(...leaves.map((r) => r.bottom));
-                return document.querySelector(".site-footer").getBoundingClientRect().top - bottom;
+                return footer.getBoundingClientRect().top - bottom;
             }"""
         )
     )
@@ -114,7 +117,9 @@ def test_the_practice_path_from_a_failing_submit_to_the_card_in_review(
         page.locator("details.test-group", has_text="edge cases").locator(".test-fail")
     ).to_have_count(0)
 
-    # The hint offered answers that category, and the panel says so.
+    # The hint offered answers that category: the results point to it, and the panel says so.
+    expect(page.locator("#hint-nudge")).to_contain_text("the failing values test")
+    page.get_by_role("button", name="Open the Hints tab").click()
     hint_button = page.locator("#get-hint")
     expect(hint_button).to_have_text("Get a hint for values")
     hint_button.click()

@@ -85,8 +85,15 @@ def test_code_is_shown_while_answering_and_in_the_mock_interview(
     assert page.count('class="hl question-code"') == 1  # the current question's
     # Focusable, so that a keyboard can scroll a line wider than a phone.
     assert '<pre class="hl question-code" tabindex="0">' in page
+    # Code-reading prompts in a mock are the learner's choice (conceptual ones by default).
     started = form(
-        client, "/quizzes", token_from="/quizzes", mode="mock", count="3", deck="torch-compile"
+        client,
+        "/quizzes",
+        token_from="/quizzes",
+        mode="mock",
+        count="3",
+        deck="torch-compile",
+        code_prompts="true",
     )
     url = started.headers["location"]
     for n in (1, 2, 3):
