@@ -2,13 +2,17 @@
 
 Hashing takes about 50 ms of CPU and 64 MiB of memory on purpose, so it never runs on the
 event loop (the handlers that check passwords are plain `def`, run in the server's thread
-pool), and `PasswordChecks` lets only a few threads hash at once: further ones wait their
-turn, so a flood of sign-ins cannot take every core or gigabytes of memory."""
+pool), and `PasswordChecks` lets only a few threads hash at once, at a lower CPU priority:
+further ones wait their turn, so a flood of sign-ins cannot take every core or gigabytes of
+memory, nor the CPU the event loop needs."""
 
 from __future__ import annotations
 
+import contextlib
+import os
 import threading
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from functools import cache
 from typing import TypeVar
 
@@ -23,16 +27,32 @@ T = TypeVar("T")
 _hasher = PasswordHasher()
 
 
+# The hashing threads' nice value. argon2 hashes on as many threads as its lanes (4), which
+# inherit it: a few checks at once would otherwise take every core from the event loop, and
+# health checks and pages would wait a second behind a burst of wrong passwords.
+HASHING_NICE = 10
+
+
+def _lower_priority() -> None:
+    # Linux gives each thread its own nice value; elsewhere the same work at normal priority.
+    with contextlib.suppress(AttributeError, OSError):
+        thread = threading.get_native_id()
+        nice = max(os.getpriority(os.PRIO_PROCESS, thread), HASHING_NICE)  # never higher
+        os.setpriority(os.PRIO_PROCESS, thread, nice)
+
+
 class PasswordChecks:
-    """At most `threads` password operations at once (called from worker threads)."""
+    """At most `threads` password operations at once (called from worker threads), each on
+    a thread of its own pool at a lower CPU priority (HASHING_NICE); the caller waits."""
 
     def __init__(self, threads: int) -> None:
         self.threads = threads
-        self._turns = threading.BoundedSemaphore(threads)
+        self._pool = ThreadPoolExecutor(
+            threads, thread_name_prefix="password", initializer=_lower_priority
+        )
 
     def run(self, operation: Callable[..., T], /, *args: object, **kwargs: object) -> T:
-        with self._turns:
-            return operation(*args, **kwargs)
+        return self._pool.submit(operation, *args, **kwargs).result()
 
 
 @cache

@@ -1,0 +1,48 @@
+"""Password checks (app/accounts/passwords.py PasswordChecks): at most a few at once, each on
+a thread of lower CPU priority than the server's, so that a burst of wrong passwords cannot
+take the cores the event loop and the pages need."""
+
+from __future__ import annotations
+
+import os
+import threading
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+
+from app.accounts.passwords import HASHING_NICE, PasswordChecks
+
+
+def _nice_of_this_thread() -> int:
+    return os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+
+
+@pytest.mark.skipif(not hasattr(os, "getpriority"), reason="per-thread nice is Linux's")
+def test_a_check_runs_at_a_lower_priority_than_its_caller() -> None:
+    checks = PasswordChecks(2)
+    caller = _nice_of_this_thread()
+    assert checks.run(_nice_of_this_thread) == max(caller, HASHING_NICE)
+    assert _nice_of_this_thread() == caller  # the caller's own thread is left as it was
+
+
+def test_no_more_than_the_allowed_checks_run_at_once() -> None:
+    checks = PasswordChecks(2)
+    running, most = 0, 0
+    lock = threading.Lock()
+    two_in = threading.Event()
+
+    def check() -> None:
+        nonlocal running, most
+        with lock:
+            running += 1
+            most = max(most, running)
+            if running == 2:
+                two_in.set()
+        two_in.wait(timeout=10)  # the first waits for a second: two at once happen
+        with lock:
+            running -= 1
+
+    with ThreadPoolExecutor(8) as callers:
+        for future in [callers.submit(checks.run, check) for _ in range(8)]:
+            future.result()
+    assert two_in.is_set() and most == 2
