@@ -1,11 +1,17 @@
 """Whether the server stays responsive while one client pushes it, printed as a table, for
 this checkout and (with --baseline DIR) another one side by side, in one run:
 
-- GET /api/health from a second client: on a quiet server; while one signed-in user fires
-  120 wrong-password posts at once; while 32 clients load the signed-in item page;
+- GET /api/health from a probe in a process of its own (every 50 ms), and a signed-in
+  reader's item page from another: on a quiet server; while one signed-in user opens 120
+  connections at once, each posting a wrong password (half to /account/delete, half to
+  /account/password); while 32 clients load the signed-in item page; during 500 mixed
+  requests at once;
 - a health check refused or unanswered within 10 s counts as 10 s;
-- 500 requests at once from one client, of every kind (pages, the JSON API, a signed-in
+- the 500 requests at once from one client, of every kind (pages, the JSON API, a signed-in
   page, wrong passwords): how many got a 5xx, and the slowest answer.
+
+The bursts connect first and then send together (a barrier between), so the server meets
+them as one burst, as a client with 120 sockets would make it.
 
     .venv/bin/python bench/responsive.py [--baseline ../old-checkout] [--port 8771]
 
@@ -15,6 +21,7 @@ Each server is `backprop serve` over a private data folder (bench/served.py); wr
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import platform
 import shutil
@@ -23,7 +30,6 @@ import sys
 import threading
 import time
 import urllib.request
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from hostile_traffic import PASSWORD, Browser, pct
@@ -53,16 +59,96 @@ def health_checks(base: str, seconds: float) -> list[float]:
     return times
 
 
-def health_during(base: str, load: threading.Thread) -> list[float]:
-    """GET /api/health back to back while `load` runs (started here)."""
-    result: dict[str, list[float]] = {}
-    watcher = threading.Thread(target=lambda: result.update(t=health_checks(base, 6)))
-    watcher.start()
-    time.sleep(0.5)  # the watcher's first requests see the start of the load
+def probe(url: str, seconds: float, cookie: str = "") -> list[float]:
+    """GET `url` every 50 ms for `seconds` (in the probe's own process): each one's ms, a
+    refusal or a time-out counting as HEALTH_TIMEOUT_SECONDS."""
+    times = []
+    end = time.monotonic() + seconds
+    request = urllib.request.Request(url, headers={"Cookie": cookie} if cookie else {})
+    while time.monotonic() < end:
+        started = time.perf_counter()
+        try:
+            with urllib.request.urlopen(request, timeout=HEALTH_TIMEOUT_SECONDS) as answer:
+                answer.read()
+                elapsed = time.perf_counter() - started
+        except OSError:
+            elapsed = HEALTH_TIMEOUT_SECONDS
+        times.append(elapsed * 1000)
+        time.sleep(max(0.0, 0.05 - elapsed))
+    return times
+
+
+def _probe_process(url: str, seconds: float, cookie: str = "") -> subprocess.Popen[str]:
+    code = (
+        "import json, sys; sys.path.insert(0, sys.argv[1]); from responsive import probe; "
+        "print(json.dumps(probe(sys.argv[2], float(sys.argv[3]), sys.argv[4])))"
+    )
+    here = str(Path(__file__).resolve().parent)
+    command = [sys.executable, "-c", code, here, url, str(seconds), cookie]
+    return subprocess.Popen(command, stdout=subprocess.PIPE, text=True)
+
+
+def _collect(process: subprocess.Popen[str]) -> list[float]:
+    out, _ = process.communicate(timeout=120)
+    return [float(x) for x in json.loads(out)]
+
+
+def health_during(
+    base: str, load: threading.Thread, page: tuple[str, str] | None = None
+) -> list[float] | tuple[list[float], list[float]]:
+    """GET /api/health every 50 ms from a process of its own while `load` runs (started
+    here); with `page` (a path and a cookie), that page too, from a second process."""
+    probes = [_probe_process(f"{base}/api/health", 6)]
+    if page is not None:
+        probes.append(_probe_process(base + page[0], 6, page[1]))
+    time.sleep(1.0)  # the probes are up (a fresh interpreter) and see the start of the load
     load.start()
     load.join()
-    watcher.join()
-    return result["t"]
+    results = [_collect(p) for p in probes]
+    return (results[0], results[1]) if page is not None else results[0]
+
+
+def at_once(
+    base: str, asks: list[tuple[str, str, dict[str, str] | None, Browser | None]]
+) -> list[tuple[int, float]]:
+    """Each (method, path, form, who) on a connection of its own: all connected first, then
+    sent together. Each answer's status (0: none in time) and milliseconds."""
+    import http.client
+    import urllib.parse
+
+    host = urllib.parse.urlsplit(base)
+    gate = threading.Barrier(len(asks))
+    answers: list[tuple[int, float]] = [(0, 0.0)] * len(asks)
+
+    def one(n: int) -> None:
+        method, path, form, who = asks[n]
+        connection = http.client.HTTPConnection(str(host.hostname), host.port, timeout=60)
+        headers: dict[str, str] = {}
+        body = None
+        if who is not None:
+            headers["Cookie"] = "; ".join(f"{k}={v}" for k, v in who.cookies.items())
+        if form is not None:
+            body = urllib.parse.urlencode({**form, "csrf_token": who.token if who else ""})
+            headers["Content-Type"] = "application/x-www-form-urlencoded"
+        try:
+            connection.connect()
+            gate.wait(timeout=60)
+            started = time.perf_counter()
+            connection.request(method, path, body=body, headers=headers)
+            response = connection.getresponse()
+            response.read()
+            answers[n] = (response.status, (time.perf_counter() - started) * 1000)
+        except (OSError, threading.BrokenBarrierError):
+            answers[n] = (0, HEALTH_TIMEOUT_SECONDS * 1000)
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=one, args=(n,)) for n in range(len(asks))]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return answers
 
 
 def signed_in(base: str, name: str) -> Browser:
@@ -73,23 +159,25 @@ def signed_in(base: str, name: str) -> Browser:
     return user
 
 
-def password_flood(base: str, flood: int) -> tuple[list[float], list[int]]:
-    """`flood` wrong-password posts at once from one signed-in user."""
+def password_flood(base: str, flood: int) -> tuple[list[float], list[float], list[int]]:
+    """`flood` connections at once from one signed-in user, each posting a wrong password,
+    half to /account/delete and half to /account/password: health and a signed-in
+    reader's item page meanwhile, and the posts' statuses."""
     user = signed_in(base, "flooder")
+    reader = signed_in(base, "reader")
+    reader.request("GET", ITEM)
+    cookie = "; ".join(f"{k}={v}" for k, v in reader.cookies.items())
+    asks: list[tuple[str, str, dict[str, str] | None, Browser | None]] = []
+    for n in range(flood):
+        if n % 2:
+            asks.append(("POST", "/account/delete", {"password": f"wrong {n} wrong"}, user))
+        else:
+            form = {"current_password": f"wrong {n} wrong", "new_password": f"new one {n} long"}
+            asks.append(("POST", "/account/password", form, user))
     statuses: list[int] = []
-
-    def wrong(n: int) -> None:
-        form = {"current_password": f"wrong {n} wrong", "new_password": f"new one {n} long"}
-        try:
-            statuses.append(user.request("POST", "/account/password", form)[0])
-        except OSError:  # no answer in time
-            statuses.append(0)
-
-    def flood_all() -> None:
-        with ThreadPoolExecutor(flood) as pool:
-            list(pool.map(wrong, range(flood)))
-
-    return health_during(base, threading.Thread(target=flood_all)), statuses
+    load = threading.Thread(target=lambda: statuses.extend(s for s, _ in at_once(base, asks)))
+    health, page = health_during(base, load, (ITEM, cookie))  # type: ignore[misc]
+    return health, page, statuses
 
 
 def page_load(base: str, cookie: str) -> tuple[list[float], str]:
@@ -111,71 +199,50 @@ def page_load(base: str, cookie: str) -> tuple[list[float], str]:
     return latencies, rate
 
 
-def burst(base: str, user: Browser, count: int = 500) -> tuple[int, float, dict[int, int]]:
-    """`count` requests at once from one client, mixed: 5xx answers, the slowest, and the
-    statuses counted."""
-    import http.client
-    import urllib.parse
-
-    kinds = [
-        ("GET", "/", None),
-        ("GET", "/items?q=gradient", None),
-        ("GET", "/api/items/dropout", None),
-        ("GET", ITEM, "signed"),
-        ("GET", "/dashboard", "signed"),
-        ("POST", "/account/password", "signed"),
+def burst(
+    base: str, user: Browser, count: int = 500
+) -> tuple[int, float, dict[int, int], list[float]]:
+    """`count` requests at once from one client, mixed: 5xx answers, the slowest, the
+    statuses counted, and health meanwhile."""
+    kinds: list[tuple[str, str, dict[str, str] | None, Browser | None]] = [
+        ("GET", "/", None, None),
+        ("GET", "/items?q=gradient", None, None),
+        ("GET", "/api/items/dropout", None, None),
+        ("GET", ITEM, None, user),
+        ("GET", "/dashboard", None, user),
+        (
+            "POST",
+            "/account/password",
+            {"current_password": "wrong", "new_password": "another pass"},
+            user,
+        ),
     ]
-    host = urllib.parse.urlsplit(base)
+    asks = [kinds[n % len(kinds)] for n in range(count)]
+    answers: list[tuple[int, float]] = []
+    load = threading.Thread(target=lambda: answers.extend(at_once(base, asks)))
+    health = health_during(base, load)
     statuses: dict[int, int] = {}
-    slowest = 0.0
-    lock = threading.Lock()
-
-    def one(n: int) -> None:
-        started = time.perf_counter()
-        try:
-            status = ask(n)
-        except OSError:  # no answer in time
-            status = 0
-        record(status, time.perf_counter() - started)
-
-    def record(status: int, seconds: float) -> None:
-        nonlocal slowest
-        with lock:
-            statuses[status] = statuses.get(status, 0) + 1
-            slowest = max(slowest, seconds)
-
-    def ask(n: int) -> int:
-        method, path, who = kinds[n % len(kinds)]
-        if who == "signed" and method == "POST":
-            form = {"current_password": f"wrong {n}", "new_password": f"another {n} pass"}
-            status = user.request(method, path, form)[0]
-        elif who == "signed":
-            status = user.request(method, path)[0]
-        else:
-            connection = http.client.HTTPConnection(host.hostname, host.port, timeout=30)
-            connection.request(method, path)
-            response = connection.getresponse()
-            response.read()
-            status = response.status
-            connection.close()
-        return status
-
-    with ThreadPoolExecutor(count) as pool:
-        list(pool.map(one, range(count)))
+    for status, _ in answers:
+        statuses[status] = statuses.get(status, 0) + 1
     errors = sum(n for status, n in statuses.items() if status >= 500 or status == 0)
-    return errors, slowest * 1000, statuses
+    slowest = max((ms for _, ms in answers), default=0.0)
+    return errors, slowest, statuses, health  # type: ignore[return-value]
 
 
 def _flood_rows(base: str) -> dict[str, str]:
     quiet = health_checks(base, 3)
-    flood, statuses = password_flood(base, 120)
+    flood, page, statuses = password_flood(base, 120)
     return {
         "health, quiet: p50 / p99 ms": f"{pct(quiet, 0.5):.1f} / {pct(quiet, 0.99):.1f}",
         "health during 120 wrong passwords at once: p50 / p99 / max ms": (
             f"{pct(flood, 0.5):.1f} / {pct(flood, 0.99):.1f} / {max(flood):.1f}"
         ),
+        "signed-in item page meanwhile: p50 / p99 / max ms": (
+            f"{pct(page, 0.5):.1f} / {pct(page, 0.99):.1f} / {max(page):.1f}"
+        ),
         "the 120 wrong passwords": (
-            f"{statuses.count(429)} refused 429, {sum(s in (200, 303, 422) for s in statuses)} "
+            f"{statuses.count(429)} refused 429, "
+            f"{sum(s in (200, 303, 400, 403, 422) for s in statuses)} "
             f"checked, {sum(s >= 500 for s in statuses)} 5xx, {statuses.count(0)} unanswered"
         ),
     }
@@ -195,9 +262,12 @@ def _page_rows(base: str) -> dict[str, str]:
 
 
 def _burst_rows(base: str) -> dict[str, str]:
-    errors, slowest, counted = burst(base, signed_in(base, "burster"))
+    errors, slowest, counted, health = burst(base, signed_in(base, "burster"))
     return {
         "500 mixed requests at once: 5xx or unanswered, slowest ms": f"{errors}, {slowest:.0f}",
+        "health during them: p50 / p99 / max ms": (
+            f"{pct(health, 0.5):.1f} / {pct(health, 0.99):.1f} / {max(health):.1f}"
+        ),
         "their statuses": ", ".join(f"{k}: {v}" for k, v in sorted(counted.items())),
     }
 
