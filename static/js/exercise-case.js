@@ -38,7 +38,10 @@ window.BackpropCase = (function () {
       });
       box.append(list);
     } else if (summary.text !== undefined) {
-      box.append(el("code", "case-values", summary.text));
+      // A long value scrolls in its box: focusable, so a keyboard can scroll it too.
+      const values = el("code", "case-values", summary.text);
+      values.tabIndex = 0;
+      box.append(values);
     }
     return box;
   }
