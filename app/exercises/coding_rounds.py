@@ -361,10 +361,12 @@ def build_view(session: Session, found: CodingRound, now: datetime) -> RoundView
 def _outcome(session: Session, found: CodingRound) -> Outcome:
     run = session.get(Run, found.run_id) if found.run_id else None
     sent_at_end = (
-        found.draft_graded_at is not None and run is not None and run.code == found.draft_code
+        found.draft_graded_at is not None
+        and run is not None
+        and run.code.replace("\r\n", "\n") == found.draft_code
     )
     unsent = found.draft_graded_at is None and found.draft_code is not None
-    if unsent and (run is None or run.code != found.draft_code):
+    if unsent and (run is None or run.code.replace("\r\n", "\n") != found.draft_code):
         # Code left unsubmitted at the end, not yet sent to the grader (round_drafts.py).
         return Outcome("grading", None, None, [], None, sent_at_end=True)
     if run is None:

@@ -22,7 +22,8 @@ def keep(scope: LearnerScope, slug: str, *, code: str) -> None:
     caller; not committed)."""
     if len(code) > MAX_DRAFT_CHARACTERS:
         raise InvalidInput(f"A draft holds at most {MAX_DRAFT_CHARACTERS:,} characters.")
-    code = code.replace("\x00", "\ufffd")  # no database text holds NUL
+    # A form's text comes with CRLF line breaks (browsers send them so); an editor's has LF.
+    code = code.replace("\r\n", "\n").replace("\x00", "\ufffd")  # no database text holds NUL
     statement = select(ExerciseDraft).where(
         ExerciseDraft.learner_id == scope.learner_id, ExerciseDraft.exercise_slug == slug
     )

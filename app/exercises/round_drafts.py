@@ -49,7 +49,8 @@ def keep(scope: LearnerScope, round_id: str, *, code: str, now: datetime) -> Cod
         )
     if found.draft_graded_at is not None:
         raise coding_rounds.RoundClosed("This round's last code has already been graded.")
-    found.draft_code = code.replace("\x00", "\ufffd")  # no database text holds NUL
+    # A form's text comes with CRLF line breaks (browsers send them so); an editor's has LF.
+    found.draft_code = code.replace("\r\n", "\n").replace("\x00", "\ufffd")  # no NUL in text
     found.draft_saved_at = now
     scope.session.add(found)
     scope.session.flush()
@@ -61,7 +62,7 @@ def leftover(session: Session, found: CodingRound) -> str | None:
     if found.closed_at is None or found.draft_graded_at is not None or found.draft_code is None:
         return None
     submitted = session.get(Run, found.run_id) if found.run_id else None
-    if submitted is not None and submitted.code == found.draft_code:
+    if submitted is not None and submitted.code.replace("\r\n", "\n") == found.draft_code:
         return None  # its last submission was this code: already the result
     return found.draft_code
 

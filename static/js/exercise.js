@@ -96,11 +96,18 @@
       send(text, beacon);
     }
     window.addEventListener("pagehide", () => flush(true));
-    return (text) => {
+    const save = (text) => {
       pending = text;
       if (timer) clearTimeout(timer);
       timer = setTimeout(() => flush(false), 800);
     };
+    // The code has gone with the form that ends a round: nothing is left to send.
+    save.cancel = () => {
+      if (timer) clearTimeout(timer);
+      timer = null;
+      pending = null;
+    };
+    return save;
   }
   const restored = typeof draft === "string" && draft !== original;
   const host = el("div", { className: "editor-host" });
@@ -131,6 +138,7 @@
     finishForm.addEventListener("formdata", (e) => {
       const code = editor.getValue();
       if (code !== original || restored) e.formData.set("code", code); // the starter, untouched, is not an answer
+      if (saveDraft.cancel) saveDraft.cancel();
     });
   }
 

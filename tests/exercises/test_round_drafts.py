@@ -172,3 +172,25 @@ def test_a_round_draft_is_the_learners_own_and_bounded(
             ).one()
             == 0
         )
+
+
+def test_the_same_code_sent_by_a_form_is_not_graded_again(
+    client: TestClient, engine: Engine, round_clock: Clock
+) -> None:
+    """A browser sends a form's text with CRLF line breaks, the editor's JSON with LF: the
+    code a finish carries is the submitted code all the same, and is not graded twice."""
+    round_id = start(client)
+    submitted = submit(client, round_id, "x = 1\n# passes")
+    before = runs_of(engine)
+    ended = client.post(
+        f"/coding/{round_id}/finish", data={"code": "x = 1\r\n# passes"}, follow_redirects=False
+    )
+    assert ended.status_code == 303
+    page = client.get(f"/coding/{round_id}").text
+    assert "Every test passed" in page and "submitted for you" not in page
+    assert runs_of(engine) == before
+    assert keep(client, round_id, "x = 1\r\n# passes") == 204  # a late save, within the grace
+    with Session(engine) as session:
+        found = session.get(CodingRound, round_id)
+        assert found is not None and found.run_id == submitted
+        assert found.draft_code == "x = 1\n# passes"
