@@ -21,6 +21,7 @@ from sqlmodel import Session, col, select
 
 from app.db import database_now
 from app.domain import DomainError, Identity, InvalidInput, LearnerScope, NotFound
+from app.exercises.drafts import as_typed
 from app.models import CodingRound, Exercise, Item, Run, aware
 from app.platform import learners
 from sandbox.protocol import Mode
@@ -363,10 +364,10 @@ def _outcome(session: Session, found: CodingRound) -> Outcome:
     sent_at_end = (
         found.draft_graded_at is not None
         and run is not None
-        and run.code.replace("\r\n", "\n") == found.draft_code
+        and as_typed(run.code) == found.draft_code
     )
     unsent = found.draft_graded_at is None and found.draft_code is not None
-    if unsent and (run is None or run.code.replace("\r\n", "\n") != found.draft_code):
+    if unsent and (run is None or as_typed(run.code) != found.draft_code):
         # Code left unsubmitted at the end, not yet sent to the grader (round_drafts.py).
         return Outcome("grading", None, None, [], None, sent_at_end=True)
     if run is None:

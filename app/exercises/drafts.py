@@ -10,6 +10,12 @@ from app.domain import MAX_DRAFT_CHARACTERS, InvalidInput, LearnerScope
 from app.models import ExerciseDraft, utcnow
 
 
+def as_typed(code: str) -> str:
+    """Code as an editor holds it: a form's text comes with CRLF line breaks (browsers send
+    them so), an editor's JSON with LF; and no database text holds NUL."""
+    return code.replace("\r\n", "\n").replace("\x00", "\ufffd")
+
+
 def draft_of(scope: LearnerScope, slug: str) -> str | None:
     statement = select(ExerciseDraft.code).where(
         ExerciseDraft.learner_id == scope.learner_id, ExerciseDraft.exercise_slug == slug
@@ -22,8 +28,7 @@ def keep(scope: LearnerScope, slug: str, *, code: str) -> None:
     caller; not committed)."""
     if len(code) > MAX_DRAFT_CHARACTERS:
         raise InvalidInput(f"A draft holds at most {MAX_DRAFT_CHARACTERS:,} characters.")
-    # A form's text comes with CRLF line breaks (browsers send them so); an editor's has LF.
-    code = code.replace("\r\n", "\n").replace("\x00", "\ufffd")  # no database text holds NUL
+    code = as_typed(code)
     statement = select(ExerciseDraft).where(
         ExerciseDraft.learner_id == scope.learner_id, ExerciseDraft.exercise_slug == slug
     )

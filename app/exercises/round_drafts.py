@@ -22,6 +22,7 @@ from sqlmodel import Session, col
 
 from app.domain import MAX_DRAFT_CHARACTERS, DomainError, Identity, InvalidInput, LearnerScope
 from app.exercises import coding_rounds, submissions
+from app.exercises.drafts import as_typed
 from app.models import CodingRound, Run, aware
 from app.platform import learners
 from app.platform.ratelimit import RunLimiter
@@ -49,8 +50,7 @@ def keep(scope: LearnerScope, round_id: str, *, code: str, now: datetime) -> Cod
         )
     if found.draft_graded_at is not None:
         raise coding_rounds.RoundClosed("This round's last code has already been graded.")
-    # A form's text comes with CRLF line breaks (browsers send them so); an editor's has LF.
-    found.draft_code = code.replace("\r\n", "\n").replace("\x00", "\ufffd")  # no NUL in text
+    found.draft_code = as_typed(code)
     found.draft_saved_at = now
     scope.session.add(found)
     scope.session.flush()
@@ -62,12 +62,14 @@ def leftover(session: Session, found: CodingRound) -> str | None:
     if found.closed_at is None or found.draft_graded_at is not None or found.draft_code is None:
         return None
     submitted = session.get(Run, found.run_id) if found.run_id else None
-    if submitted is not None and submitted.code.replace("\r\n", "\n") == found.draft_code:
+    if submitted is not None and as_typed(submitted.code) == found.draft_code:
         return None  # its last submission was this code: already the result
     return found.draft_code
 
 
-def _claim(engine: Engine, identity: Identity, round_id: str, now: datetime) -> str | None:
+def _claim(
+    engine: Engine, identity: Identity, round_id: str, now: datetime
+) -> tuple[str, str] | None:
     """Mark the round's leftover draft as sent to be graded, and return it; None when there
     is none, or another request claimed it first. Blocking."""
     with Session(engine) as session:
@@ -75,7 +77,7 @@ def _claim(engine: Engine, identity: Identity, round_id: str, now: datetime) -> 
         if scope is None:
             return None
         found = coding_rounds.own_round(session, scope.learner_id, round_id, now)
-        code = leftover(session, found)
+        code, slug = leftover(session, found), found.exercise_slug
         if code is None:
             return None
         claimed = session.execute(
@@ -84,7 +86,9 @@ def _claim(engine: Engine, identity: Identity, round_id: str, now: datetime) -> 
             .values(draft_graded_at=now)
         )
         session.commit()
-        return code if claimed.rowcount == 1 else None  # type: ignore[attr-defined]
+        if claimed.rowcount != 1:  # type: ignore[attr-defined]
+            return None
+        return code, slug
 
 
 def _unclaim(engine: Engine, round_id: str) -> None:
@@ -111,11 +115,11 @@ async def grade_leftover(
     """Send a closed round's unsubmitted code to be graded as its last submission; whether
     one was sent. A refusal for now (the sandbox busy, the run limit reached) is left for
     the page's next look; code the sandbox will never take (too long, say) is given up."""
-    code = await asyncio.to_thread(_claim, engine, identity, round_id, now)
-    if code is None:
+    claimed = await asyncio.to_thread(_claim, engine, identity, round_id, now)
+    if claimed is None:
         return False
+    code, slug = claimed
     try:
-        slug = await asyncio.to_thread(_slug_of, engine, round_id)
         await submit_to_round(
             engine,
             queue,
@@ -184,11 +188,3 @@ async def submit_to_round(
             coding_rounds.record, engine, identity, round_id, run_id=submitted.run.id
         )
     return submitted
-
-
-def _slug_of(engine: Engine, round_id: str) -> str:
-    with Session(engine) as session:
-        found = session.get(CodingRound, round_id)
-        if found is None:
-            raise coding_rounds.RoundNotFound(round_id)
-        return found.exercise_slug
