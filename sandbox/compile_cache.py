@@ -99,10 +99,30 @@ def fresh_folder(state_dir: Path, backend: str) -> Path:
     """An empty folder for `backend`'s cache, whatever an earlier life of the worker left
     (its runs are dead: they die with their worker)."""
     folder = state_dir / "compile-cache" / backend
-    if folder.exists():
-        shutil.rmtree(folder)
+    for old in (folder, _published(folder)):
+        if old.exists():
+            shutil.rmtree(old)
     folder.mkdir(mode=0o755, parents=True)
     return folder
+
+
+def publish(folder: Path, number: int) -> Path:
+    """A sealed snapshot of the folder being warmed, for runs to start from while warming
+    goes on: hard links, so it costs no copying. The warming run that follows writes only
+    new files (inductor and Triton write each entry to a temporary file, then rename it),
+    so nothing a run loads changes under it. Kept until the worker's next start: a run
+    may still be loading from an older one."""
+    snapshot = _published(folder) / str(number)
+    if snapshot.exists():
+        shutil.rmtree(snapshot)
+    snapshot.parent.mkdir(mode=0o755, exist_ok=True)
+    shutil.copytree(folder, snapshot, symlinks=True, copy_function=os.link)
+    seal(snapshot)
+    return snapshot
+
+
+def _published(folder: Path) -> Path:
+    return folder.with_name(folder.name + ".published")
 
 
 def seal(folder: Path) -> None:

@@ -191,7 +191,8 @@ def _program(spec: JailSpec, code: str, channel_fd: int) -> int:
         from sandbox.grading import grader
 
         return grader.run(code, channel_fd, spec.threads)
-    return user_code.run(code, spec.threads, spec.cuda, spec.gpu_memory_fraction)
+    # A plain run's channel is its phase pipe (phases.py).
+    return user_code.run(code, spec.threads, spec.cuda, spec.gpu_memory_fraction, channel_fd)
 
 
 def _close_all_but(*keep: int) -> None:

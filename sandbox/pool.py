@@ -13,9 +13,13 @@ import time
 from collections import Counter, deque
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from sandbox.protocol import Emit, Queued, owner_cap
 from sandbox.zygote_client import Zygote, zygote_env
+
+if TYPE_CHECKING:  # warming.py imports this module
+    from sandbox.warming import Warming
 
 log = logging.getLogger("sandbox")
 
@@ -52,6 +56,7 @@ class Pool:
     # how that is going, for the status.
     compile_cache: Path | None = None
     cache_state: str = "off"
+    warming: Warming | None = None  # while the compile cache is being filled
     free_slots: list[int] = field(default_factory=list)
     waiting: list[Waiter] = field(default_factory=list)  # in the order they came
     running: Counter[str] = field(default_factory=Counter)  # slots held, per owner

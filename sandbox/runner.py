@@ -12,7 +12,8 @@ from dataclasses import dataclass, field
 from sandbox.cgroups import CgroupTree, RunCgroup
 from sandbox.jail_spec import JailSpec
 from sandbox.output import OutputStreams
-from sandbox.protocol import Emit, Limits, RunResult, Started, StopReason, Verdict
+from sandbox.phases import PhaseClock, PhaseLines
+from sandbox.protocol import Emit, Limits, Phase, RunResult, Started, StopReason, Verdict
 from sandbox.unix_sockets import MAX_UNIX_SOCKETS, POLL_SECONDS, UnixSocketCount
 from sandbox.verdict import cpu_exhausted, judge
 from sandbox.zygote_client import Zygote, ZygoteDied
@@ -39,6 +40,8 @@ class RunContext:
     role: str = "run"  # or a graded run's "learner" / "grader" (jail.JailSpec.role)
     stop_reason: StopReason | None = None  # set when the worker stops the run: why
     stopped: asyncio.Event = field(default_factory=asyncio.Event)
+    clock: PhaseClock | None = None  # a plain run's wall clock, by phase (phases.py)
+    cgroup: RunCgroup | None = None  # once made: a warming run is hurried through it
 
     def stop(self, reason: StopReason) -> None:
         """Stop the run. The first reason given is the one its verdict names."""
@@ -54,6 +57,7 @@ class _Pipes:
     stdout: int
     stderr: int
     status: int
+    phase: int = -1  # a plain run's phase pipe (phases.py)
 
 
 async def execute(ctx: RunContext, zygote: Zygote, emit: Emit) -> RunResult:
@@ -67,9 +71,13 @@ async def execute(ctx: RunContext, zygote: Zygote, emit: Emit) -> RunResult:
         cgroup = ctx.cgroups.create(
             memory_mb=limits.memory_mb, pids=limits.pids, cpus=limits.threads, idle=ctx.warm
         )
+        ctx.cgroup = cgroup
+        # The code's phase pipe (phases.py) travels where a graded run's socket does.
+        phase_r, phase_w = os.pipe()
         try:
-            pipes = await _fork(ctx, zygote, cgroup)
+            pipes = await _fork(ctx, zygote, cgroup, phase_w)
         except ZygoteDied as exc:
+            os.close(phase_r)
             detail = (
                 f"The sandbox's warm {ctx.backend} process stopped unexpectedly ({exc}); it is "
                 "being replaced. The run did not start: please run it again."
@@ -77,7 +85,14 @@ async def execute(ctx: RunContext, zygote: Zygote, emit: Emit) -> RunResult:
             return RunResult.refused(
                 ctx.run_id, Verdict.INTERNAL_ERROR, detail, backend=ctx.backend, device=ctx.device
             )
-        return await _follow(ctx, cgroup, pipes, emit, started)
+        except BaseException:
+            os.close(phase_r)
+            raise
+        finally:
+            os.close(phase_w)
+        return await _follow(
+            ctx, cgroup, _Pipes(pipes.stdout, pipes.stderr, pipes.status, phase_r), emit, started
+        )
     finally:
         # However the run ended (or this failed, or was cancelled), nothing of it outlives
         # it: remove kills whatever is left in the cgroup first (and logs what it could
@@ -140,12 +155,15 @@ async def _follow(
     output.attach(pipes.stderr, "stderr")
     streams = asyncio.create_task(output.run())
     try:
-        report = await _wait_for_end(ctx, cgroup, await _read_pipe(pipes.status))
+        phases = PhaseLines(await _read_pipe(pipes.phase)) if pipes.phase >= 0 else None
+        report = await _wait_for_end(ctx, cgroup, await _read_pipe(pipes.status), phases, emit)
         await streams
     finally:
         streams.cancel()
         output.close()
     verdict, exit_code, detail = judge(ctx.stop_reason, ctx.limits, cgroup, report)
+    if ctx.stop_reason is StopReason.TIMEOUT and ctx.clock is not None:
+        detail = ctx.clock.timeout_detail(time.monotonic())  # says which phase it was in
     cpu_ms, max_memory_mb = _usage(cgroup)
     return RunResult(
         id=ctx.run_id,
@@ -166,20 +184,42 @@ async def _follow(
 KILL_AGAIN_SECONDS = 0.1  # between kills of a stopped run, until it has ended
 
 
-async def _wait_for_end(ctx: RunContext, cgroup: RunCgroup, status: asyncio.Queue[bytes]) -> bytes:
+async def _wait_for_end(
+    ctx: RunContext,
+    cgroup: RunCgroup,
+    status: asyncio.Queue[bytes],
+    phases: PhaseLines | None = None,
+    emit: Emit | None = None,
+) -> bytes:
     """The supervisor's report, once the run has ended by itself or been stopped: at its
-    wall-clock limit, at its CPU-time limit, or through `ctx.stop` (a cancel, too much
-    output). A stopped run is killed here, every process of its cgroup."""
+    wall-clock limit (with the compile allowance for the time `phases` says it spent
+    compiling), at its CPU-time limit, or through `ctx.stop` (a cancel, too much output).
+    A stopped run is killed here, every process of its cgroup."""
+    clock = ctx.clock = PhaseClock.start(ctx.limits, time.monotonic())
     finished = asyncio.create_task(_read_all(status))
     cpu_watch = asyncio.create_task(_watch_cpu(ctx, cgroup))
     socket_watch = asyncio.create_task(_watch_unix_sockets(ctx, cgroup))
     stopped = asyncio.create_task(ctx.stopped.wait())
+    heard = asyncio.create_task(phases.next()) if phases is not None else None
     try:
-        done, _ = await asyncio.wait(
-            {finished, stopped},
-            timeout=ctx.limits.wall_seconds,
-            return_when=asyncio.FIRST_COMPLETED,
-        )
+        while True:
+            waiting = {finished, stopped} | ({heard} if heard is not None else set())
+            left = clock.left(time.monotonic())
+            done, _ = await asyncio.wait(
+                waiting, timeout=max(left, 0.0), return_when=asyncio.FIRST_COMPLETED
+            )
+            if finished in done or stopped in done:
+                break
+            if heard is not None and heard in done:
+                assert phases is not None
+                word = heard.result()
+                heard = None if word is None else asyncio.create_task(phases.next())
+                if word is not None and clock.switch(word, time.monotonic()) and emit:
+                    with contextlib.suppress(ConnectionError):
+                        await emit(Phase(clock.phase, clock.allowance))  # type: ignore[arg-type]
+                continue
+            if clock.left(time.monotonic()) <= 0:
+                break
         if finished not in done:
             ctx.stop(StopReason.TIMEOUT)  # names the timeout only when nothing else stopped it
             # Stopped just after its fork, the run's processes may not have joined their
@@ -190,8 +230,9 @@ async def _wait_for_end(ctx: RunContext, cgroup: RunCgroup, status: asyncio.Queu
                 await asyncio.wait({finished}, timeout=KILL_AGAIN_SECONDS)
         return await finished
     finally:
-        for task in (finished, cpu_watch, socket_watch, stopped):
-            task.cancel()
+        for task in (finished, cpu_watch, socket_watch, stopped, heard):
+            if task is not None:
+                task.cancel()
 
 
 async def _watch_cpu(ctx: RunContext, cgroup: RunCgroup) -> None:

@@ -16,11 +16,13 @@ from typing import Any
 from sandbox.protocol import (
     GRADING_VERSION,
     OLDEST_VERSION,
+    PHASE_VERSION,
     PROTOCOL_VERSION,
     RUN_ID_RE,
     Emit,
     Event,
     Finished,
+    Phase,
     RunRequest,
     RunResult,
     StopReason,
@@ -178,6 +180,8 @@ async def _answer_run(
     if isinstance(request, RunResult):
         return request
     contexts: list[RunContext] = []
+    if message["v"] < PHASE_VERSION:
+        emit = _without_phases(emit)  # an older client would not know the event
     run = asyncio.create_task(worker.run(request, emit, contexts))
     watch = asyncio.create_task(reader.readline())  # a cancel, or the client leaving
     try:
@@ -190,6 +194,14 @@ async def _answer_run(
         return await _outcome(run, request)
     finally:
         watch.cancel()
+
+
+def _without_phases(emit: Emit) -> Emit:
+    async def emit_but_phases(event: Event) -> None:
+        if not isinstance(event, Phase):
+            await emit(event)
+
+    return emit_but_phases
 
 
 async def _outcome(run: asyncio.Task[RunResult], request: RunRequest) -> RunResult:

@@ -13,6 +13,7 @@ import sys
 import traceback
 
 from sandbox.compile_cache import JAIL_CACHE, WARM_ENV
+from sandbox.phases import PHASE_FD_ENV
 
 SAMPLE_FILENAME = "sample.py"
 
@@ -40,8 +41,11 @@ def set_environment(threads: int, warm: bool = False) -> None:
         os.environ[WARM_ENV] = "1"
 
 
-def run(code: str, threads: int, cuda: bool, gpu_memory_fraction: float) -> int:
-    """Run the code as __main__ of a file called sample.py; return the exit status."""
+def run(code: str, threads: int, cuda: bool, gpu_memory_fraction: float, phase_fd: int = -1) -> int:
+    """Run the code as __main__ of a file called sample.py; return the exit status.
+    `phase_fd`: where the lab harness reports compiling and running (phases.py)."""
+    if phase_fd >= 0:
+        os.environ[PHASE_FD_ENV] = str(phase_fd)
     sys.stdout, sys.stderr = _text_stream(1), _text_stream(2)
     sys.stdin = open(os.devnull)  # noqa: SIM115
     sys.argv = [SAMPLE_FILENAME]

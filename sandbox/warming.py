@@ -1,17 +1,28 @@
 """The trusted step that fills a backend's compile cache (compile_cache.py explains why and
 how runs use it). It runs after the worker is ready, through the pool's ordinary queue, so a
-learner's run never waits for more than one lab being compiled."""
+learner's run never waits for more than one lab being compiled.
+
+Runs start from what is compiled so far: after each program the folder is published (a
+snapshot of hard links, sealed) as the pool's cache. And a learner's run of a program the
+warmer has not yet published never compiles it beside the warmer: it waits for the warmer,
+which takes that program next and, while anyone waits, runs at an ordinary run's priority
+(`Warming.wait_for`)."""
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import logging
+import time
 from collections import deque
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from sandbox import compile_cache
 from sandbox.pool import Pool
 from sandbox.protocol import Backend, Emit, Event, Limits, Output, RunRequest, RunResult, Verdict
+from sandbox.runner import RunContext
 
 log = logging.getLogger("sandbox")
 
@@ -20,43 +31,105 @@ log = logging.getLogger("sandbox")
 # step for a minute on an idle 2-core CPU; beside other work, a 180 s limit starved it.
 WARM_LIMITS = Limits(wall_seconds=900.0, cpu_seconds=1200.0, memory_mb=6144, tmp_mb=1024)
 
-# Runs `request` in `pool` with the given folder as its writable cache (Worker.execute_in).
-Execute = Callable[[Pool, RunRequest, Path, Emit], Awaitable[RunResult]]
+# Runs `request` in `pool` with the given folder as its writable cache, appending its context
+# to the list once it has one (Worker._execute_warming).
+Execute = Callable[[Pool, RunRequest, Path, Emit, list[RunContext]], Awaitable[RunResult]]
+HURRY_EVERY_SECONDS = 0.5  # a hurried warming run's new processes get the normal nice level
+
+
+@dataclass
+class Warming:
+    """A backend's warming while it lasts: what is left to compile, what is being compiled,
+    and who waits for it."""
+
+    pending: list[compile_cache.WarmProgram]
+    published: dict[str, asyncio.Event] = field(default_factory=dict)  # by code
+    running: list[RunContext] = field(default_factory=list)  # the warming run, once started
+    waiting: int = 0  # learners' runs waiting for a program
+
+    def __post_init__(self) -> None:
+        self.published = {key(p.code): asyncio.Event() for p in self.pending}
+
+    def next_program(self) -> compile_cache.WarmProgram | None:
+        return self.pending.pop(0) if self.pending else None
+
+    def unpublished(self, code: str) -> asyncio.Event | None:
+        """The event set once `code`'s graphs are published, when they are still to come."""
+        event = self.published.get(key(code))
+        return None if event is None or event.is_set() else event
+
+    async def wait_for(self, event: asyncio.Event, code: str, seconds: float) -> bool:
+        """Wait, up to `seconds`, until `code` (a program still to come) is published: it
+        is compiled next, and the warmer is hurried while anyone waits. Whether it was."""
+        for index, program in enumerate(self.pending):
+            if key(program.code) == key(code):
+                self.pending.insert(0, self.pending.pop(index))
+                break
+        self.waiting += 1
+        deadline = time.monotonic() + seconds
+        try:
+            while not event.is_set() and (left := deadline - time.monotonic()) > 0:
+                self.hurry()
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(event.wait(), min(HURRY_EVERY_SECONDS, left))
+        finally:
+            self.waiting -= 1
+        return event.is_set()
+
+    def hurry(self) -> None:
+        for ctx in self.running:
+            if ctx.cgroup is not None:
+                with contextlib.suppress(OSError):
+                    ctx.cgroup.hurry()
+
+
+def key(code: str) -> str:
+    """A program as the worker compares it: a page's sample, whatever blank lines end it."""
+    return code.strip()
 
 
 async def warm(
     pool: Pool, programs: list[compile_cache.WarmProgram], state_dir: Path, execute: Execute
 ) -> None:
-    """Compile every program that runs on `pool`'s backend into a fresh folder, then seal it
-    and hand it to the pool: runs that start afterwards load from it."""
+    """Compile every program that runs on `pool`'s backend into a fresh folder, publishing
+    it to the pool after each one: runs that start afterwards load from it."""
     chosen = [p for p in programs if p.runs_on(pool.backend)]
     folder = compile_cache.fresh_folder(state_dir, pool.backend)
+    warming = pool.warming = Warming(list(chosen))
     compiled = 0
-    for index, program in enumerate(chosen):
-        pool.cache_state = f"warming: {index} of {len(chosen)} samples compiled"
-        compile_cache.seal(folder)  # writable by whichever slot's user runs the next one
-        request = RunRequest(
-            id=f"warm-{pool.backend}-{index}",
-            code=program.code,
-            backend=Backend(pool.backend),
-            limits=WARM_LIMITS,
-        )
-        tail = OutputTail()
-        result = await execute(pool, request, folder, tail)
-        if result.verdict is Verdict.OK:
-            compiled += 1
-            log.info("compile cache (%s): %s compiled", pool.backend, program.name)
-        else:
-            log.warning(
-                "compile cache (%s): %s ended %s: %s\n%s",
-                pool.backend,
-                program.name,
-                result.verdict.value,
-                result.detail,
-                tail.text(),
+    try:
+        while (program := warming.next_program()) is not None:
+            done = len(chosen) - len(warming.pending) - 1
+            pool.cache_state = f"warming: {done} of {len(chosen)} samples compiled"
+            compile_cache.seal(folder)  # writable by whichever slot's user runs the next one
+            request = RunRequest(
+                id=f"warm-{pool.backend}-{done}",
+                code=program.code,
+                backend=Backend(pool.backend),
+                limits=WARM_LIMITS,
             )
-    compile_cache.seal(folder)
-    pool.compile_cache = folder
+            tail = OutputTail()
+            warming.running = []
+            result = await execute(pool, request, folder, tail, warming.running)
+            warming.running = []
+            if result.verdict is Verdict.OK:
+                compiled += 1
+                log.info("compile cache (%s): %s compiled", pool.backend, program.name)
+            else:
+                log.warning(
+                    "compile cache (%s): %s ended %s: %s\n%s",
+                    pool.backend,
+                    program.name,
+                    result.verdict.value,
+                    result.detail,
+                    tail.text(),
+                )
+            pool.compile_cache = await asyncio.to_thread(compile_cache.publish, folder, done + 1)
+            warming.published[key(program.code)].set()
+    finally:
+        pool.warming = None
+        for event in warming.published.values():
+            event.set()  # nobody waits for a warming that ended
     pool.cache_state = f"ready: {compiled} of {len(chosen)} samples compiled"
     log.info("compile cache (%s) %s", pool.backend, pool.cache_state)
 

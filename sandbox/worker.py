@@ -10,6 +10,7 @@ The socket is server.py's; the protocol is sandbox/protocol/ (see also sandbox/R
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import os
 import secrets
@@ -25,6 +26,7 @@ from sandbox.protocol import (
     Backend,
     Busy,
     Emit,
+    Phase,
     RunRequest,
     RunResult,
     Verdict,
@@ -141,9 +143,14 @@ class Worker:
                 pool.cache_state = f"off: {exc}"
 
     async def _execute_warming(
-        self, pool: Pool, request: RunRequest, folder: Path, emit: Emit
+        self,
+        pool: Pool,
+        request: RunRequest,
+        folder: Path,
+        emit: Emit,
+        contexts: list[RunContext],
     ) -> RunResult:
-        return await self._execute(pool, request, emit, [], warm_into=folder)
+        return await self._execute(pool, request, emit, contexts, warm_into=folder)
 
     async def _warm_up(self) -> None:
         self.warming = "loading PyTorch"
@@ -208,6 +215,7 @@ class Worker:
         if pool.full(request.owner):
             await emit(Busy(retry_after=BUSY_RETRY_SECONDS))
             return refuse(Verdict.REJECTED, "The queue is full; try again in a few seconds.")
+        await _wait_for_warming(pool, request, emit)
         return await self._execute(pool, request, emit, contexts)
 
     async def _execute(
@@ -286,6 +294,31 @@ class Worker:
             compile_cache=str(cache) if cache else None,
             warm=warm_into is not None,
         )
+
+
+async def _wait_for_warming(pool: Pool, request: RunRequest, emit: Emit) -> None:
+    """A run of a program the warmer has still to compile waits for it (up to the run's
+    compile allowance) instead of compiling the same graphs beside it: the warmer takes it
+    next, at an ordinary run's priority, and the run then loads what it compiled. The page
+    hears it as compiling (warming.py)."""
+    warming = pool.warming
+    event = warming.unpublished(request.code) if warming is not None else None
+    if warming is None or event is None or request.grading is not None:
+        return
+    allowance = request.limits.compile_seconds
+    with contextlib.suppress(ConnectionError):
+        await emit(Phase("compiling", allowance))
+    waited = time.monotonic()
+    published = await warming.wait_for(event, request.code, allowance)
+    log.info(
+        "run %s waited %.1f s for the %s warmer (%s)",
+        request.id,
+        time.monotonic() - waited,
+        pool.backend,
+        "published" if published else "not yet: it compiles on its own",
+    )
+    with contextlib.suppress(ConnectionError):
+        await emit(Phase("running", allowance))
 
 
 def _refused(request: RunRequest, verdict: Verdict, detail: str) -> RunResult:

@@ -19,8 +19,9 @@ from app.platform.limit_store import HitStore, digest
 from sandbox.protocol import CEILINGS
 
 _HITS = LimitHit.__table__  # type: ignore[attr-defined]
-# No stream outlives the longest run by much: the worker ends every run by its wall ceiling.
-STREAM_LIFETIME_SECONDS = CEILINGS.wall_seconds + 60
+# No stream outlives the longest run by much: the worker ends every run by its wall ceiling
+# and, for time spent compiling, the compile allowance's ceiling (sandbox/phases.py).
+STREAM_LIFETIME_SECONDS = CEILINGS.wall_seconds + CEILINGS.compile_seconds + 60
 
 
 class StreamSlots:

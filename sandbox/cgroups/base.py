@@ -63,6 +63,19 @@ class RunCgroup(ABC):
     def cpu_ms(self) -> int:
         """CPU time of every process of the run, alive or gone."""
 
+    def hurry(self) -> None:
+        """An idle cgroup (a trusted warming run) that someone now waits for: give it the
+        CPU weight every run has, and its processes the nice level of every run's (they
+        took the idlest, jail.py). Called again as it starts processes: new ones inherit
+        the nice level of their parent. OSError when the cgroup is gone."""
+        self._normal_weight()
+        for pid in self.pids():
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.setpriority(os.PRIO_PROCESS, pid, 0)
+
+    @abstractmethod
+    def _normal_weight(self) -> None: ...
+
     def freeze(self, frozen: bool) -> bool:
         """Freeze (or thaw) every process; False when this cgroup has no freezer."""
         return False

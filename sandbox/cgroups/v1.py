@@ -17,6 +17,7 @@ from sandbox.cgroups.layout import Layout
 
 CFS_PERIOD_US = 100_000
 IDLE_SHARES = 2  # the least cpu.shares the kernel takes (1024 is everyone's default)
+NORMAL_SHARES = 1024
 
 
 def _unique(paths: dict[str, Path]) -> list[Path]:
@@ -59,6 +60,9 @@ class CgroupV1(RunCgroup):
 
     def cpu_ms(self) -> int:
         return int((self.dirs["cpuacct"] / "cpuacct.usage").read_text()) // 1_000_000
+
+    def _normal_weight(self) -> None:
+        write(self.dirs["cpu"] / "cpu.shares", str(NORMAL_SHARES))
 
     def freeze(self, frozen: bool) -> bool:
         if "freezer" not in self.dirs:

@@ -21,6 +21,7 @@ from sandbox.cgroups.layout import V2_OPTIONAL, V2_REQUIRED, Layout
 
 CPU_PERIOD_US = 100_000
 IDLE_WEIGHT = 1  # the least cpu.weight (100 is everyone's default)
+NORMAL_WEIGHT = 100
 WORKER_LEAF = "backprop-worker"  # where the worker moves itself (see TreeV2.prepare)
 
 
@@ -62,6 +63,9 @@ class CgroupV2(RunCgroup):
         except OSError:
             return False
         return True
+
+    def _normal_weight(self) -> None:
+        write(self.path / "cpu.weight", str(NORMAL_WEIGHT))
 
     def freeze(self, frozen: bool) -> bool:
         try:

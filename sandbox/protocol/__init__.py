@@ -7,7 +7,8 @@ beyond the standard library so that the worker, the app and tests share it uncha
                       {"op": "run", "v": PROTOCOL_VERSION, "request": {...RunRequest...}}
                       {"op": "cancel"}                      (during a run)
     worker → client   {"type": "status", ...WorkerStatus...}
-                      events (Queued, Started, Output, Busy, TestDone), then {"type": "result", ...}
+                      events (Queued, Started, Output, Phase, Busy, TestDone),
+                      then {"type": "result", ...}
 
 Its parts: `limits` (what a run may use), `runs` (request, verdict, result), `grading` (a
 graded run's payload and findings), `events` (what a run streams), `status` (what a worker
@@ -21,6 +22,7 @@ from sandbox.protocol.events import (
     Event,
     Finished,
     Output,
+    Phase,
     Queued,
     Started,
     TestDone,
@@ -51,6 +53,7 @@ from sandbox.protocol.status import WorkerState, WorkerStatus
 from sandbox.protocol.wire import (
     GRADING_VERSION,
     OLDEST_VERSION,
+    PHASE_VERSION,
     PROTOCOL_VERSION,
     decode,
     encode,
@@ -62,6 +65,7 @@ __all__ = [
     "GRADING_VERSION",
     "MAX_CODE_BYTES",
     "OLDEST_VERSION",
+    "PHASE_VERSION",
     "PROTOCOL_VERSION",
     "RUN_ID_RE",
     "Backend",
@@ -75,6 +79,7 @@ __all__ = [
     "Limits",
     "Mode",
     "Output",
+    "Phase",
     "Queued",
     "RunRequest",
     "RunResult",

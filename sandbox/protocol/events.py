@@ -44,6 +44,16 @@ class Output:
 
 
 @dataclass(frozen=True)
+class Phase:
+    """The code (the lab harness) has begun `phase`: "compiling" or "running". Compiling
+    is timed against `allowance_seconds` of its own before the run's limit (phases.py)."""
+
+    phase: Literal["compiling", "running"]
+    allowance_seconds: float
+    type: Literal["phase"] = "phase"
+
+
+@dataclass(frozen=True)
 class Busy:
     """The queue is full: a `rejected` result follows; try again after `retry_after` s."""
 
@@ -69,7 +79,7 @@ class Finished:
     type: Literal["result"] = "result"
 
 
-Event = Queued | Started | Output | Busy | TestDone | Finished
+Event = Queued | Started | Output | Phase | Busy | TestDone | Finished
 # How the worker hands one event to its client (written to the socket as it comes).
 Emit = Callable[[Event], Awaitable[None]]
 
@@ -95,6 +105,11 @@ def event_from_json(data: dict[str, Any]) -> Event:
             return Queued(int(data["position"]), None if estimate is None else float(estimate))
         if kind == "started":
             return Started(str(data["backend"]), str(data["device"]))
+        if kind == "phase":
+            phase = str(data["phase"])
+            if phase not in ("compiling", "running"):
+                raise ValueError(f"unknown phase {phase!r}")
+            return Phase(phase, float(data["allowance_seconds"]))  # type: ignore[arg-type]
         if kind == "busy":
             return Busy(int(data["retry_after"]))
         if kind == "test":

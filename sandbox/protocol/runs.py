@@ -10,7 +10,7 @@ from typing import Any
 
 from sandbox.protocol.grading import GradingReport, GradingRequest
 from sandbox.protocol.limits import Limits
-from sandbox.protocol.wire import GRADING_VERSION, OLDEST_VERSION
+from sandbox.protocol.wire import GRADING_VERSION, PHASE_VERSION
 
 MAX_CODE_BYTES = 64 * 1024
 RUN_ID_RE = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
@@ -146,8 +146,9 @@ class RunRequest:
         return data
 
     def protocol_version(self) -> int:
-        """The lowest protocol version that carries this request."""
-        return GRADING_VERSION if self.grading is not None else OLDEST_VERSION
+        """The lowest protocol version that carries this request and what it streams back: a
+        graded run's tests (version 2); a plain run's phases (version 3)."""
+        return GRADING_VERSION if self.grading is not None else PHASE_VERSION
 
     @classmethod
     def from_json(cls, data: object) -> RunRequest | RunResult:

@@ -9,10 +9,14 @@ from typing import Any
 # rather than guess at what an older or newer client meant. Version 2 added graded runs
 # (a request's `grading`); a worker speaks every version from OLDEST_VERSION on, and a client
 # sends the lowest that carries what it asks (RunRequest.protocol_version), so that a plain
-# run still reaches a worker that speaks only version 1.
-PROTOCOL_VERSION = 2
+# run still reaches a worker that speaks only version 1. Version 3 added `phase` events (a
+# lab's compiling and running, phases.py): a worker sends them only to a client that asked in
+# version 3 or later, so an older client never meets an event it cannot read. Upgrade the
+# workers before the app: a plain run now asks in version 3.
+PROTOCOL_VERSION = 3
 OLDEST_VERSION = 1
 GRADING_VERSION = 2
+PHASE_VERSION = 3
 
 
 def encode(message: dict[str, Any]) -> bytes:

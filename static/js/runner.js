@@ -169,9 +169,8 @@
 
     let ticking = null;
     let tick = null;
-    function startClock(prefix) {
+    function startClock(prefix, began = performance.now()) {
       stopClock();
-      const began = performance.now();
       tick = () => { clock.textContent = `${prefix}${((performance.now() - began) / 1000).toFixed(1)} s`; };
       tick();
       ticking = setInterval(tick, 100);
@@ -269,10 +268,25 @@
         const wait = estimate ? `, starts in about ${Math.ceil(estimate)} s` : "";
         state.textContent = `Waiting: ${place}${wait}…`;
       });
+      let running = "Running…";
+      let runBegan = performance.now();
       source.addEventListener("started", (e) => {
         const { backend, device } = JSON.parse(e.data);
-        state.textContent = `Running on ${backend.toUpperCase()}${device ? " (" + device + ")" : ""}…`;
-        startClock("");
+        running = `Running on ${backend.toUpperCase()}${device ? " (" + device + ")" : ""}…`;
+        state.textContent = running;
+        runBegan = performance.now();
+        startClock("", runBegan);
+      });
+      // A lab's first call compiles: timed apart from the run's limit, up to its allowance.
+      source.addEventListener("phase", (e) => {
+        const { phase, allowance_seconds: allowance } = JSON.parse(e.data);
+        if (phase === "compiling") {
+          state.textContent = `Compiling (the first call; compiling may take up to ${Math.round(allowance)} s beyond the run's limit)…`;
+          startClock("compiling, ");
+        } else {
+          state.textContent = running;
+          startClock("", runBegan);
+        }
       });
       source.addEventListener("stdout", (e) => append(JSON.parse(e.data).data, "out"));
       source.addEventListener("stderr", (e) => append(JSON.parse(e.data).data, "err"));

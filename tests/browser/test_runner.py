@@ -105,6 +105,11 @@ def test_running_a_lab_streams_its_progress_and_keeps_its_result_in_the_chart(pa
     figure.get_by_role("button", name="Run").click()
     stream = figure.locator(".run-stream")
     expect(stream).to_contain_text("compiling (first call)", timeout=60_000)
+    # Compiling is timed apart from the run's limit, and the toolbar says so as it goes.
+    expect(figure.locator(".run-clock")).to_have_text(
+        re.compile(r"compiling, \d+\.\d s"), timeout=60_000
+    )
+    expect(figure.locator(".run-state")).to_contain_text("Compiling (the first call")
     expect(figure.locator(".verdict")).to_have_text("Finished", timeout=170_000)
     expect(stream).to_contain_text("timing compiled, round 5/5")
     # The run of the unedited lab was kept: the measurements above it are fetched again.

@@ -261,3 +261,71 @@ def test_the_flags_that_keep_a_sample_from_warming_are_the_contents_own() -> Non
     # dropped in the content's vocabulary must not leave a stale name here.
     assert {r.value for r in Requirement} >= CANNOT_RUN_AS_PRINTED
     assert "cuda" not in CANNOT_RUN_AS_PRINTED  # a GPU sample runs where there is one
+
+
+# Three "labs" for the hand-off: the first takes a while and records its nice level at its
+# start and at its end; the other two leave a mark in the cache they warm. Run by a learner
+# (not warming), the third reports what its cache holds.
+HAND_OFF_LAB = """\
+---
+title: hand-off
+---
+
+```python
+import os, time
+with open("/tmp/.compile-cache/a-nice-start", "w") as f:
+    f.write(str(os.getpriority(os.PRIO_PROCESS, 0)))
+time.sleep(4)
+with open("/tmp/.compile-cache/a-nice-end", "w") as f:
+    f.write(str(os.getpriority(os.PRIO_PROCESS, 0)))
+```
+
+```python
+import os
+if os.environ.get("BACKPROP_LAB_WARM") == "1":
+    open("/tmp/.compile-cache/c-mark", "w").write("warmed")
+```
+
+```python
+import os
+def read(name):
+    path = "/tmp/.compile-cache/" + name
+    return open(path).read() if os.path.exists(path) else "none"
+if os.environ.get("BACKPROP_LAB_WARM") == "1":
+    open("/tmp/.compile-cache/b-mark", "w").write("warmed")
+print("b", read("b-mark"), "c", read("c-mark"), "a-end", read("a-nice-end"))
+```
+"""
+
+
+@needs_isolation
+def test_a_run_of_a_program_being_warmed_waits_for_the_warmer_and_hurries_it(
+    tmp_path: Path,
+) -> None:
+    labs = tmp_path / "labs"
+    labs.mkdir()
+    (labs / "01-hand-off.md").write_text(HAND_OFF_LAB)
+    slow, _, wanted = [p.code for p in lab_programs(labs)]
+    with running_worker(tmp_path / "worker", "--warm-labs", str(labs)) as worker:
+        deadline = time.monotonic() + 120
+        while worker.status()["compile_cache"]["cpu"] != "warming: 0 of 3 samples compiled":
+            assert time.monotonic() < deadline, worker.status()
+            time.sleep(0.05)
+        result = worker.run(wanted + "\n")  # as a page sends it: blank lines do not matter
+        assert result["verdict"] == "ok", result
+        kinds = [e["type"] for e in result["events"]]
+        assert kinds[:3] == ["phase", "phase", "started"], kinds
+        assert [e["phase"] for e in result["events"][:2]] == ["compiling", "running"]
+        # The warmer took the wanted program before the other one, and the run loaded what
+        # it compiled; the slow one, waited on, finished at an ordinary run's nice level.
+        assert result["stdout"] == "b warmed c none a-end 0\n"
+        while not worker.status()["compile_cache"]["cpu"].startswith("ready"):
+            assert time.monotonic() < deadline, worker.status()
+            time.sleep(0.1)
+        assert worker.state_dir is not None
+        warmed = worker.state_dir / "compile-cache" / "cpu"
+        assert (warmed / "a-nice-start").read_text() == "19"
+        assert (warmed / "c-mark").read_text() == "warmed"
+        # Once warming is over nobody waits: a run of the slow one starts at once.
+        again = worker.run(slow)
+        assert again["events"][0]["type"] == "started"

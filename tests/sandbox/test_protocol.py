@@ -23,6 +23,7 @@ from sandbox.protocol import (
     Limits,
     Mode,
     Output,
+    Phase,
     Queued,
     RunRequest,
     RunResult,
@@ -204,6 +205,10 @@ EVENTS_ON_THE_WIRE: list[tuple[Event, dict[str, Any]]] = [
     (Output("stderr", "é\ufffd"), {"type": "stderr", "data": "é\ufffd"}),
     (Busy(5), {"type": "busy", "retry_after": 5}),
     (
+        Phase("compiling", 120.0),
+        {"type": "phase", "phase": "compiling", "allowance_seconds": 120.0},
+    ),
+    (
         TestDone(TestResult("rows sum to one", "properties", True, TestStatus.FAIL, "off", 3)),
         {
             "type": "test",
@@ -364,8 +369,9 @@ def test_a_graded_run_needs_protocol_version_2() -> None:
     old = run_request({"op": "run", "v": 1, "request": request})
     assert isinstance(old, RunResult) and old.verdict is Verdict.REJECTED
     assert "needs protocol version 2" in old.detail
+    # A plain run still reaches a worker in version 1; it asks in version 3 for its phases.
     plain = run_request({"op": "run", "v": 1, "request": {"id": "p", "code": "x = 1"}})
-    assert isinstance(plain, RunRequest) and plain.protocol_version() == 1
+    assert isinstance(plain, RunRequest) and plain.protocol_version() == 3
 
 
 @pytest.mark.parametrize(

@@ -95,7 +95,11 @@ class WorkerHandle:
             return events
 
     def run(
-        self, code: str, limits: dict[str, Any] | None = None, backend: str = "cpu"
+        self,
+        code: str,
+        limits: dict[str, Any] | None = None,
+        backend: str = "cpu",
+        version: int = PROTOCOL_VERSION,
     ) -> dict[str, Any]:
         request = {
             "id": f"t{time.monotonic_ns()}",
@@ -103,7 +107,7 @@ class WorkerHandle:
             "backend": backend,
             "limits": limits or {},
         }
-        events = self.send({"op": "run", "v": PROTOCOL_VERSION, "request": request})
+        events = self.send({"op": "run", "v": version, "request": request})
         for event in events:
             event_from_json(event)  # each one is an event of the protocol, or this raises
         result: dict[str, Any] = events[-1]["result"]

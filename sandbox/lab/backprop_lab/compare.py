@@ -11,6 +11,7 @@ from typing import Any
 import torch
 
 from .correctness import check_outputs, combine, format_tolerance, tensors_in
+from .phase import compiling
 from .receipt import (
     Receipt,
     cache_state,
@@ -147,7 +148,8 @@ def compare(
         synchronize(dev)
     before = snapshot_counters()
     say("compiling (first call)…")
-    observed, observed_grads, compile_seconds = observe(compiled_step, compiled_leaves, dev)
+    with compiling():
+        observed, observed_grads, compile_seconds = observe(compiled_step, compiled_leaves, dev)
     cache, cache_detail = cache_state(counter_deltas(before, snapshot_counters()), known_dynamo)
     say(f"compiled in {compile_seconds:.2f} s")
     check = check_outputs(reference, observed, tolerance)
