@@ -71,9 +71,12 @@ def cgroup_args(name: str) -> list[str]:
 
 
 @contextmanager
-def started_worker(*args: str, python: tuple[str, ...] = ("-m", "sandbox")) -> Iterator[Path]:
+def started_worker(
+    *args: str, python: tuple[str, ...] = ("-m", "sandbox"), checkout: Path = ROOT
+) -> Iterator[Path]:
     """`python -m sandbox` (or `python *python`, a starter that runs it) on a private state
-    folder, ready; its socket. Stopped at the end."""
+    folder, ready; its socket. Stopped at the end. `checkout`: the code it runs (another
+    revision's work tree, for a before-and-after)."""
     base = Path(tempfile.mkdtemp(prefix="backprop-bench-worker-"))
     sock_path = base / "worker.sock"
     log_path = base / "worker.log"
@@ -82,7 +85,7 @@ def started_worker(*args: str, python: tuple[str, ...] = ("-m", "sandbox")) -> I
         worker = subprocess.Popen(
             [sys.executable, *python, "--socket", str(sock_path),
              "--state-dir", str(base / "state"), *cgroup, *args],
-            cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,
+            cwd=checkout, stdout=log, stderr=subprocess.STDOUT,
         )  # fmt: skip
     try:
         deadline = time.monotonic() + 300

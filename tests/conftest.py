@@ -4,7 +4,9 @@ databases when DATABASE_URL names a PostgreSQL server (tests/support/databases.p
 
 from __future__ import annotations
 
+import os
 import shutil
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -45,6 +47,7 @@ NO_DATABASE = (
     "tests/sandbox/test_lab_harness.py",
     "tests/sandbox/test_lifecycle.py",
     "tests/sandbox/test_output.py",
+    "tests/sandbox/test_phases.py",
     "tests/sandbox/test_pool.py",
     "tests/sandbox/test_protocol.py",
     "tests/sandbox/test_question_checks.py",
@@ -72,6 +75,16 @@ ONE_ENGINE = (
     "tests/browser/test_runner.py",
     "tests/browser/test_workspace.py",
 )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """What the tests compile in their own process (the lab harness's tests, the grading
+    matrices) is cached in a folder of the session's, removed at its end: by default inductor
+    keeps it in /tmp/torchinductor_<user>, which outlives every run (gigabytes after a few)."""
+    if "TORCHINDUCTOR_CACHE_DIR" not in os.environ:
+        folder = tempfile.mkdtemp(prefix="backprop-tests-inductor-")
+        os.environ["TORCHINDUCTOR_CACHE_DIR"] = folder
+        config.add_cleanup(lambda: shutil.rmtree(folder, ignore_errors=True))
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
