@@ -17,21 +17,18 @@ import argparse
 import json
 import os
 import socket
-import subprocess
 import sys
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from busy import hog
 from worker import ROOT, started_worker, status
 
 from sandbox.compile_cache import lab_programs
 
 LABS = ROOT / "content" / "labs"
-HOG = "while True:\n    pass\n"
 
 
 @dataclass
@@ -44,18 +41,6 @@ class FirstRun:
     compile_seconds: list[float]
     caches: list[str]
     detail: str
-
-
-@contextmanager
-def hog(processes: int) -> Iterator[None]:
-    """`processes` busy loops, at the priority of everything else."""
-    loops = [subprocess.Popen([sys.executable, "-c", HOG]) for _ in range(processes)]
-    try:
-        yield
-    finally:
-        for loop in loops:
-            loop.kill()
-            loop.wait()
 
 
 def timed_run(sock_path: Path, code: str, version: int) -> tuple[list[tuple[float, Any]], float]:

@@ -13,7 +13,9 @@ this checkout and (with --baseline DIR) another one side by side, in one run:
 The bursts connect first and then send together (a barrier between), so the server meets
 them as one burst, as a client with 120 sockets would make it.
 
-    .venv/bin/python bench/responsive.py [--baseline ../old-checkout] [--port 8771]
+    .venv/bin/python bench/responsive.py [--baseline ../old-checkout] [--port 8771] [--hog 2]
+
+--hog N: N busy loops at normal priority for the whole run, a busy machine's other work.
 
 Each server is `backprop serve` over a private data folder (bench/served.py); wrk loads it.
 """
@@ -32,6 +34,7 @@ import time
 import urllib.request
 from pathlib import Path
 
+from busy import hog
 from hostile_traffic import PASSWORD, Browser, pct
 from served import ROOT, served
 
@@ -296,15 +299,18 @@ def main() -> None:
     parser.add_argument("--baseline", type=Path, help="another checkout, measured alongside")
     parser.add_argument("--port", type=int, default=8771)
     parser.add_argument("--only", choices=list(SCENARIOS), help="one scenario alone")
+    parser.add_argument("--hog", type=int, default=0, help="busy loops beside it all")
     args = parser.parse_args()
-    columns = {"this checkout": measure(ROOT, args.port, args.only)}
-    if args.baseline:
-        baseline = measure(args.baseline.resolve(), args.port + 1, args.only)
-        columns = {"baseline": baseline, **columns}
+    with hog(args.hog):
+        columns = {"this checkout": measure(ROOT, args.port, args.only)}
+        if args.baseline:
+            baseline = measure(args.baseline.resolve(), args.port + 1, args.only)
+            columns = {"baseline": baseline, **columns}
+    busy = f", {args.hog} busy loops beside it" if args.hog else ""
     print(
         f"\nBackprop's responsiveness under one client's load — {platform.machine()}, "
         f"{os.cpu_count()} CPUs, Python {platform.python_version()}; server: backprop serve "
-        "(one uvicorn process), load from this machine\n"
+        f"(one uvicorn process), load from this machine{busy}\n"
     )
     names = list(columns)
     print("| measure | " + " | ".join(names) + " |")
