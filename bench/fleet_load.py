@@ -6,7 +6,9 @@ times: the agent is SIGKILLed (and restarted), redis-server is killed (and resta
 one replica is SIGKILLed for good. Clients move to the other replica when one does not
 answer, as a load balancer would. The same load then runs against one process (RUN_QUEUE=local,
 SQLite, the same worker) with no faults. Prints one table per set-up: each phase's page
-requests, 5xx, page p50/p99, and runs accepted and finished; then run latency.
+requests, 5xx, page p50/p99, and runs accepted and finished; then run latency, and how many
+times each accepted run's code reached the worker (counted on the worker's socket, through a
+proxy in front of it: each run's code is unique), which must be exactly once.
 
     sudo .ci/postgres .venv/bin/python bench/fleet_load.py [--seconds 60]
         [--browsers 50] [--runners 10]
@@ -16,17 +18,24 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import itertools
 import json
 import os
 import random
 import signal
+import socket
+import socketserver
 import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import uuid
+from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -40,7 +49,8 @@ from tests.support.redis_server import RedisServer, start_agent
 # isort: on
 
 PAGES = ["/", "/items", "/items/batch-normalization", "/items?q=gradient", "/api/items/dropout"]
-CODE = "print(sum(range(1000)))"
+CODE = "print({nonce!r}, sum(range(1000)))"  # unique per run: its executions are counted
+POST_TRIES = 5  # a client whose POST got no answer sends it again, with the same key
 ENV = {
     "SANDBOX_AUTOSTART": "false",
     "SECRET_KEY": "one-key-for-every-replica-of-the-bench",
@@ -64,6 +74,7 @@ class Tally:
     accepted: dict[str, tuple[float, dict[str, str]]] = field(default_factory=dict)
     finished: dict[str, tuple[float, float, str]] = field(default_factory=dict)  # at, s, verdict
     refused: list[tuple[float, int]] = field(default_factory=list)  # 503/429 with Retry-After
+    codes: dict[str, str] = field(default_factory=dict)  # run id -> its code
 
     def now(self) -> float:
         return time.monotonic() - self.started
@@ -132,19 +143,25 @@ async def run_code(balancer: Balancer, tally: Tally, until: float, address: str)
     """Run code again and again as one client from `address`: the runners are different
     people (the sandbox shares its slots fairly between addresses)."""
     while tally.now() < until:
-        url, key = balancer.pick(), str(uuid.uuid4())
+        key = str(uuid.uuid4())
+        code = CODE.format(nonce=key)
         began = time.perf_counter()
-        try:
-            # No cookies: a token owns the run. The client closes its transport: one each.
-            transport = httpx2.AsyncHTTPTransport(local_address=address)
-            async with httpx2.AsyncClient(timeout=30, transport=transport) as client:
-                response = await client.post(
-                    f"{url}/api/runs",
-                    json={"code": CODE, "backend": "cpu"},
-                    headers={"Idempotency-Key": key},
-                )
-        except httpx2.TransportError:
-            balancer.failed(url)
+        response = None
+        for _ in range(POST_TRIES):  # as a client would: no answer, the same request again
+            url = balancer.pick()
+            try:
+                # No cookies: a token owns the run. The client closes its transport: one each.
+                transport = httpx2.AsyncHTTPTransport(local_address=address)
+                async with httpx2.AsyncClient(timeout=30, transport=transport) as client:
+                    response = await client.post(
+                        f"{url}/api/runs",
+                        json={"code": code, "backend": "cpu"},
+                        headers={"Idempotency-Key": key},
+                    )
+                break
+            except httpx2.TransportError:
+                balancer.failed(url)
+        if response is None:
             continue
         if response.status_code in (429, 503):
             tally.refused.append((tally.now(), response.status_code))
@@ -153,8 +170,85 @@ async def run_code(balancer: Balancer, tally: Tally, until: float, address: str)
         body = response.json()
         owner = {"X-Run-Token": body["token"]}
         tally.accepted[body["id"]] = (tally.now(), owner)
+        tally.codes[body["id"]] = code
         verdict = await follow(balancer, body["id"], owner)
         tally.finished[body["id"]] = (tally.now(), time.perf_counter() - began, verdict)
+
+
+class _Forward(socketserver.BaseRequestHandler):
+    """One client connection to the worker, passed through as it is; a run's code counted."""
+
+    server: _CountingServer
+
+    def handle(self) -> None:
+        with socket.socket(socket.AF_UNIX) as worker:
+            worker.connect(str(self.server.target))
+            reader = self.request.makefile("rb")
+            first = reader.readline()
+            try:
+                message = json.loads(first)
+            except ValueError:
+                message = {}
+            if isinstance(message, dict) and message.get("op") == "run":
+                with self.server.lock:
+                    self.server.executions[str(message["request"].get("code"))] += 1
+            worker.sendall(first)
+            back = threading.Thread(target=_pump, args=(worker, self.request), daemon=True)
+            back.start()
+            while chunk := reader.read1(65536):
+                worker.sendall(chunk)
+            back.join()
+
+
+class _CountingServer(socketserver.ThreadingUnixStreamServer):
+    daemon_threads = True
+
+    def __init__(self, path: Path, target: Path) -> None:
+        super().__init__(str(path), _Forward)
+        self.target = target
+        self.lock = threading.Lock()
+        self.executions: Counter[str] = Counter()
+
+
+def _pump(source: socket.socket, sink: socket.socket) -> None:
+    try:
+        while chunk := source.recv(65536):
+            sink.sendall(chunk)
+    except OSError:
+        pass
+    finally:
+        with contextlib.suppress(OSError):
+            sink.shutdown(socket.SHUT_WR)
+
+
+@contextmanager
+def counting_proxy(target: Path, path: Path) -> Iterator[_CountingServer]:
+    """A socket in front of the worker's: what reaches the worker, counted by code."""
+    server = _CountingServer(path, target)
+    os.chmod(path, 0o666)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield server
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def executions_line(tally: Tally, counted: Counter[str]) -> str:
+    """How many times each accepted run's code reached the worker."""
+    per_run = Counter(counted[code] for code in tally.codes.values())
+    ok_never = sum(
+        1
+        for run_id, code in tally.codes.items()
+        if counted[code] == 0 and tally.finished.get(run_id, (0, 0, ""))[2] == "ok"
+    )
+    spread = ", ".join(f"{n} run(s) {times}×" for times, n in sorted(per_run.items()))
+    twice = sum(n for times, n in per_run.items() if times > 1)
+    return (
+        f"Executions per accepted run, counted on the worker's socket: {spread or 'none'}; "
+        f"run twice or more: {twice}; finished ok without reaching the worker: {ok_never}."
+    )
 
 
 async def load(urls: list[str], args: argparse.Namespace, faults: list) -> Tally:  # type: ignore[type-arg]
@@ -221,7 +315,11 @@ def main() -> None:
         sys.exit("run it under .ci/postgres (DATABASE_URL must name a PostgreSQL database)")
     base = Path(tempfile.mkdtemp(prefix="backprop-fleet-bench-"))
     processes: list[subprocess.Popen[bytes]] = []
-    with started_worker() as socket_path:
+    with (
+        started_worker() as worker_socket,
+        counting_proxy(worker_socket, base / "counted.sock") as counted,
+    ):
+        socket_path = base / "counted.sock"
         redis = RedisServer(base / "redis")
         redis.start()
         fleet_env = {"DATABASE_URL": database_url, "RUN_QUEUE": "redis", "REDIS_URL": redis.url}
@@ -262,6 +360,7 @@ def main() -> None:
             f"{args.runners} runners, {s:.0f} s)"
         )
         report(title, tally, [(at, n) for at, n, _ in faults])
+        print("\n" + executions_line(tally, counted.executions))
         for process in [*processes, *agents]:
             if process.poll() is None:
                 process.terminate()
@@ -274,6 +373,7 @@ def main() -> None:
         try:
             tally = asyncio.run(load([url], args, []))
             report("One process: SQLite, the worker's socket, no faults", tally, [])
+            print("\n" + executions_line(tally, counted.executions))
         finally:
             single.terminate()
             single.wait(timeout=20)

@@ -31,6 +31,13 @@ log = logging.getLogger("sandbox")
 # step for a minute on an idle 2-core CPU; beside other work, a 180 s limit starved it.
 WARM_LIMITS = Limits(wall_seconds=900.0, cpu_seconds=1200.0, memory_mb=6144, tmp_mb=1024)
 
+# How long a learner's run waits for the warmer to publish its program: as long as the warmer
+# may take for it (it ends every program, published or not, by its limit), and a little more.
+# Giving up sooner would be worse: the run would then compile the same graphs beside it
+# (on a busy 2-core machine the ResNet-50 lab's run gave up after 120 s, then compiled for
+# 177 s beside the warmer and timed out).
+WAIT_FOR_WARMER_SECONDS = WARM_LIMITS.wall_seconds + 60.0
+
 # Runs `request` in `pool` with the given folder as its writable cache, appending its context
 # to the list once it has one (Worker._execute_warming).
 Execute = Callable[[Pool, RunRequest, Path, Emit, list[RunContext]], Awaitable[RunResult]]
@@ -59,8 +66,9 @@ class Warming:
         return None if event is None or event.is_set() else event
 
     async def wait_for(self, event: asyncio.Event, code: str, seconds: float) -> bool:
-        """Wait, up to `seconds`, until `code` (a program still to come) is published: it
-        is compiled next, and the warmer is hurried while anyone waits. Whether it was."""
+        """Wait until `code` (a program still to come) is published, or `seconds` have
+        passed: it is compiled next, and the warmer is hurried while anyone waits. Whether
+        it was published."""
         for index, program in enumerate(self.pending):
             if key(program.code) == key(code):
                 self.pending.insert(0, self.pending.pop(index))

@@ -297,25 +297,25 @@ class Worker:
 
 
 async def _wait_for_warming(pool: Pool, request: RunRequest, emit: Emit) -> None:
-    """A run of a program the warmer has still to compile waits for it (up to the run's
-    compile allowance) instead of compiling the same graphs beside it: the warmer takes it
-    next, at an ordinary run's priority, and the run then loads what it compiled. The page
-    hears it as compiling (warming.py)."""
-    warming = pool.warming
-    event = warming.unpublished(request.code) if warming is not None else None
-    if warming is None or event is None or request.grading is not None:
+    """A run of a program the warmer has still to compile waits for it instead of compiling
+    the same graphs beside it: the warmer takes it next, at an ordinary run's priority, and
+    the run then loads what it compiled. The page hears the wait as the `warming` phase; it
+    is not charged to the run's clocks, which start with the run (warming.py)."""
+    progress = pool.warming
+    event = progress.unpublished(request.code) if progress is not None else None
+    if progress is None or event is None or request.grading is not None:
         return
     allowance = request.limits.compile_seconds
     with contextlib.suppress(ConnectionError):
-        await emit(Phase("compiling", allowance))
+        await emit(Phase("warming", allowance))
     waited = time.monotonic()
-    published = await warming.wait_for(event, request.code, allowance)
+    published = await progress.wait_for(event, request.code, warming.WAIT_FOR_WARMER_SECONDS)
     log.info(
         "run %s waited %.1f s for the %s warmer (%s)",
         request.id,
         time.monotonic() - waited,
         pool.backend,
-        "published" if published else "not yet: it compiles on its own",
+        "published" if published else "not published: it compiles on its own",
     )
     with contextlib.suppress(ConnectionError):
         await emit(Phase("running", allowance))

@@ -31,6 +31,12 @@ pytest_plugins = ["tests.support.redis_server"]
 # PostgreSQL, skips them (`.ci/run`): they ran in the first and would show nothing new.
 NO_DATABASE = (
     "tests/grading/",
+    "tests/importer/test_cues.py",
+    "tests/importer/test_fidelity.py",
+    "tests/importer/test_question_bank.py",
+    "tests/interview/test_review_queue.py",
+    "tests/test_architecture.py",
+    "tests/test_docs_links.py",
     "tests/exercises/test_code_shape.py",
     "tests/exercises/test_side_by_side.py",
     "tests/exercises/test_solve_rating.py",

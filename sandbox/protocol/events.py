@@ -46,9 +46,11 @@ class Output:
 @dataclass(frozen=True)
 class Phase:
     """The code (the lab harness) has begun `phase`: "compiling" or "running". Compiling
-    is timed against `allowance_seconds` of its own before the run's limit (phases.py)."""
+    is timed against `allowance_seconds` of its own before the run's limit (phases.py).
+    "warming": before it starts, the run waits for the server's own compile of the same
+    program, which it then loads (warming.py); that wait is not charged to the run."""
 
-    phase: Literal["compiling", "running"]
+    phase: Literal["compiling", "running", "warming"]
     allowance_seconds: float
     type: Literal["phase"] = "phase"
 
@@ -107,7 +109,7 @@ def event_from_json(data: dict[str, Any]) -> Event:
             return Started(str(data["backend"]), str(data["device"]))
         if kind == "phase":
             phase = str(data["phase"])
-            if phase not in ("compiling", "running"):
+            if phase not in ("compiling", "running", "warming"):
                 raise ValueError(f"unknown phase {phase!r}")
             return Phase(phase, float(data["allowance_seconds"]))  # type: ignore[arg-type]
         if kind == "busy":

@@ -278,9 +278,13 @@
         startClock("", runBegan);
       });
       // A lab's first call compiles: timed apart from the run's limit, up to its allowance.
+      // Before it starts, a lab the server is still compiling for itself waits for that.
       source.addEventListener("phase", (e) => {
         const { phase, allowance_seconds: allowance } = JSON.parse(e.data);
-        if (phase === "compiling") {
+        if (phase === "warming") {
+          state.textContent = "The server is compiling this lab for every learner; it runs from that as soon as it is done…";
+          startClock("compiling, ");
+        } else if (phase === "compiling") {
           state.textContent = `Compiling (the first call; compiling may take up to ${Math.round(allowance)} s beyond the run's limit)…`;
           startClock("compiling, ");
         } else {
@@ -291,8 +295,14 @@
       source.addEventListener("stdout", (e) => append(JSON.parse(e.data).data, "out"));
       source.addEventListener("stderr", (e) => append(JSON.parse(e.data).data, "err"));
       source.addEventListener("result", (e) => finish(JSON.parse(e.data)));
+      // A stream that lived its longest ends with `end`: the browser reconnects by itself
+      // and, sending the last event's id, resumes after it.
+      let resuming = false;
+      source.addEventListener("end", () => { resuming = true; });
+      source.addEventListener("open", () => { resuming = false; });
       source.onerror = () => {
         if (!run || run.source !== source) return;
+        if (resuming && source.readyState === EventSource.CONNECTING) return;
         source.close();
         // The stream dropped: the stored run still has the outcome.
         fetch(`/api/runs/${run.id}`).then((r) => r.json()).then((r) => {

@@ -315,7 +315,7 @@ def test_a_run_of_a_program_being_warmed_waits_for_the_warmer_and_hurries_it(
         assert result["verdict"] == "ok", result
         kinds = [e["type"] for e in result["events"]]
         assert kinds[:3] == ["phase", "phase", "started"], kinds
-        assert [e["phase"] for e in result["events"][:2]] == ["compiling", "running"]
+        assert [e["phase"] for e in result["events"][:2]] == ["warming", "running"]
         # The warmer took the wanted program before the other one, and the run loaded what
         # it compiled; the slow one, waited on, finished at an ordinary run's nice level.
         assert result["stdout"] == "b warmed c none a-end 0\n"

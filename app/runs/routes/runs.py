@@ -150,7 +150,7 @@ async def run_events(
     slots: StreamSlotsDep,
     last_event_id: Annotated[str | None, Header(max_length=64)] = None,
 ) -> StreamingResponse:
-    """Server-sent events: queued, started, stdout, stderr, then result (the run). Each
+    """Server-sent events: queued, started, stdout, stderr, phase, then result (the run). Each
     event's `id` lets a reconnecting client resume after it (the Last-Event-ID header, which
     browsers send by themselves), on any server of the app."""
     # 404 before the stream starts (the learner dependency left no connection checked out)
