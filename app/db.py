@@ -23,9 +23,12 @@ from sqlalchemy.pool import StaticPool
 from sqlmodel import Session, create_engine
 
 # The handlers' thread pool (anyio's default limiter, which FastAPI uses; set at start-up):
-# 16 rather than anyio's 40, since on a core or two more threads only fight over the GIL,
-# and the event loop (health checks, streams) waits behind them.
-HANDLER_THREADS = 16
+# 4 rather than anyio's 40, since on a core or two more threads only fight over the GIL,
+# and the event loop (health checks, streams) waits behind them. During 500 mixed requests
+# at once (bench/responsive.py, 2 cores, five runs each side by side), GET /api/health's p99
+# had a median of 148 ms with 16 threads and 99 ms with 4; the signed-in item page served
+# as many requests a second under 32 clients (394-429 with 16, 402-589 with 4).
+HANDLER_THREADS = 4
 # Those threads and asyncio's default executor (what async code hands its queries to) have a
 # connection each at hand, so no thread waits for one. One that waits longer than
 # POOL_TIMEOUT_SECONDS gives up, and the request is answered 503 with Retry-After
