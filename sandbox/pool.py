@@ -13,13 +13,10 @@ import time
 from collections import Counter, deque
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from sandbox.protocol import Emit, Queued, owner_cap
+from sandbox.warm_progress import Warming
 from sandbox.zygote_client import Zygote, zygote_env
-
-if TYPE_CHECKING:  # warming.py imports this module
-    from sandbox.warming import Warming
 
 log = logging.getLogger("sandbox")
 

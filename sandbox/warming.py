@@ -6,7 +6,7 @@ Runs start from what is compiled so far: after each program the folder is publis
 snapshot of hard links, sealed) as the pool's cache. And a learner's run of a program the
 warmer has not yet published never compiles it beside the warmer: it waits for the warmer,
 which takes that program next and, while anyone waits, runs at an ordinary run's priority
-(`Warming.wait_for`)."""
+(`wait_for_warming`; the state it waits on is warm_progress.py's)."""
 
 from __future__ import annotations
 
@@ -16,13 +16,23 @@ import logging
 import time
 from collections import deque
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from sandbox import compile_cache
 from sandbox.pool import Pool
-from sandbox.protocol import Backend, Emit, Event, Limits, Output, RunRequest, RunResult, Verdict
+from sandbox.protocol import (
+    Backend,
+    Emit,
+    Event,
+    Limits,
+    Output,
+    Phase,
+    RunRequest,
+    RunResult,
+    Verdict,
+)
 from sandbox.runner import RunContext
+from sandbox.warm_progress import Warming, key
 
 log = logging.getLogger("sandbox")
 
@@ -41,59 +51,6 @@ WAIT_FOR_WARMER_SECONDS = WARM_LIMITS.wall_seconds + 60.0
 # Runs `request` in `pool` with the given folder as its writable cache, appending its context
 # to the list once it has one (Worker._execute_warming).
 Execute = Callable[[Pool, RunRequest, Path, Emit, list[RunContext]], Awaitable[RunResult]]
-HURRY_EVERY_SECONDS = 0.5  # a hurried warming run's new processes get the normal nice level
-
-
-@dataclass
-class Warming:
-    """A backend's warming while it lasts: what is left to compile, what is being compiled,
-    and who waits for it."""
-
-    pending: list[compile_cache.WarmProgram]
-    published: dict[str, asyncio.Event] = field(default_factory=dict)  # by code
-    running: list[RunContext] = field(default_factory=list)  # the warming run, once started
-    waiting: int = 0  # learners' runs waiting for a program
-
-    def __post_init__(self) -> None:
-        self.published = {key(p.code): asyncio.Event() for p in self.pending}
-
-    def next_program(self) -> compile_cache.WarmProgram | None:
-        return self.pending.pop(0) if self.pending else None
-
-    def unpublished(self, code: str) -> asyncio.Event | None:
-        """The event set once `code`'s graphs are published, when they are still to come."""
-        event = self.published.get(key(code))
-        return None if event is None or event.is_set() else event
-
-    async def wait_for(self, event: asyncio.Event, code: str, seconds: float) -> bool:
-        """Wait until `code` (a program still to come) is published, or `seconds` have
-        passed: it is compiled next, and the warmer is hurried while anyone waits. Whether
-        it was published."""
-        for index, program in enumerate(self.pending):
-            if key(program.code) == key(code):
-                self.pending.insert(0, self.pending.pop(index))
-                break
-        self.waiting += 1
-        deadline = time.monotonic() + seconds
-        try:
-            while not event.is_set() and (left := deadline - time.monotonic()) > 0:
-                self.hurry()
-                with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(event.wait(), min(HURRY_EVERY_SECONDS, left))
-        finally:
-            self.waiting -= 1
-        return event.is_set()
-
-    def hurry(self) -> None:
-        for ctx in self.running:
-            if ctx.cgroup is not None:
-                with contextlib.suppress(OSError):
-                    ctx.cgroup.hurry()
-
-
-def key(code: str) -> str:
-    """A program as the worker compares it: a page's sample, whatever blank lines end it."""
-    return code.strip()
 
 
 async def warm(
@@ -140,6 +97,31 @@ async def warm(
             event.set()  # nobody waits for a warming that ended
     pool.cache_state = f"ready: {compiled} of {len(chosen)} samples compiled"
     log.info("compile cache (%s) %s", pool.backend, pool.cache_state)
+
+
+async def wait_for_warming(pool: Pool, request: RunRequest, emit: Emit) -> None:
+    """A run of a program the warmer has still to compile waits for it instead of compiling
+    the same graphs beside it: the warmer takes it next, at an ordinary run's priority, and
+    the run then loads what it compiled. The page hears the wait as the `warming` phase; it
+    is not charged to the run's clocks, which start with the run (above)."""
+    progress = pool.warming
+    event = progress.unpublished(request.code) if progress is not None else None
+    if progress is None or event is None or request.grading is not None:
+        return
+    allowance = request.limits.compile_seconds
+    with contextlib.suppress(ConnectionError):
+        await emit(Phase("warming", allowance))
+    waited = time.monotonic()
+    published = await progress.wait_for(event, request.code, WAIT_FOR_WARMER_SECONDS)
+    log.info(
+        "run %s waited %.1f s for the %s warmer (%s)",
+        request.id,
+        time.monotonic() - waited,
+        pool.backend,
+        "published" if published else "not published: it compiles on its own",
+    )
+    with contextlib.suppress(ConnectionError):
+        await emit(Phase("running", allowance))
 
 
 class OutputTail:

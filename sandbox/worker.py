@@ -10,7 +10,6 @@ The socket is server.py's; the protocol is sandbox/protocol/ (see also sandbox/R
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import os
 import secrets
@@ -26,7 +25,6 @@ from sandbox.protocol import (
     Backend,
     Busy,
     Emit,
-    Phase,
     RunRequest,
     RunResult,
     Verdict,
@@ -215,7 +213,7 @@ class Worker:
         if pool.full(request.owner):
             await emit(Busy(retry_after=BUSY_RETRY_SECONDS))
             return refuse(Verdict.REJECTED, "The queue is full; try again in a few seconds.")
-        await _wait_for_warming(pool, request, emit)
+        await warming.wait_for_warming(pool, request, emit)
         return await self._execute(pool, request, emit, contexts)
 
     async def _execute(
@@ -294,31 +292,6 @@ class Worker:
             compile_cache=str(cache) if cache else None,
             warm=warm_into is not None,
         )
-
-
-async def _wait_for_warming(pool: Pool, request: RunRequest, emit: Emit) -> None:
-    """A run of a program the warmer has still to compile waits for it instead of compiling
-    the same graphs beside it: the warmer takes it next, at an ordinary run's priority, and
-    the run then loads what it compiled. The page hears the wait as the `warming` phase; it
-    is not charged to the run's clocks, which start with the run (warming.py)."""
-    progress = pool.warming
-    event = progress.unpublished(request.code) if progress is not None else None
-    if progress is None or event is None or request.grading is not None:
-        return
-    allowance = request.limits.compile_seconds
-    with contextlib.suppress(ConnectionError):
-        await emit(Phase("warming", allowance))
-    waited = time.monotonic()
-    published = await progress.wait_for(event, request.code, warming.WAIT_FOR_WARMER_SECONDS)
-    log.info(
-        "run %s waited %.1f s for the %s warmer (%s)",
-        request.id,
-        time.monotonic() - waited,
-        pool.backend,
-        "published" if published else "not published: it compiles on its own",
-    )
-    with contextlib.suppress(ConnectionError):
-        await emit(Phase("running", allowance))
 
 
 def _refused(request: RunRequest, verdict: Verdict, detail: str) -> RunResult:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
@@ -83,7 +84,11 @@ def test_phase_lines_split_chunks_and_drop_what_is_not_a_phase() -> None:
         return [await lines.next() for _ in range(4)]
 
     chunks = [b"comp", b"iling\nrun", b"x" * 100, b"\nrunning\n", b""]
-    assert asyncio.run(read(chunks)) == [COMPILING, "running", None, None]
+    # A loop of its own, in a thread: a browser test earlier in the session may have left
+    # this thread's event loop running (Playwright's sync API keeps one).
+    with ThreadPoolExecutor(1) as thread:
+        lines = thread.submit(asyncio.run, read(chunks)).result()
+    assert lines == [COMPILING, "running", None, None]
 
 
 def test_the_lab_harness_and_the_sandbox_name_the_same_variable() -> None:
