@@ -40,8 +40,8 @@ from app.runqueue.fake import FakeRunQueue
 from app.runqueue.fleet.queue import FleetTiming, RedisRunQueue
 from app.runqueue.local import LocalRunQueue
 from app.runs.orphans import end_orphans, sweep_forever
+from app.runs.recorder import RunEnded, RunRecorder
 from app.runs.routes import runs
-from app.runs.runs import RunEnded, RunRecorder
 from app.runs.stream_slots import StreamSlots
 from app.settings import RunQueueKind, Settings
 from app.study.routes import quizzes_api

@@ -9,7 +9,9 @@ What a delivery does depends on what Redis says of its run (fleet/jobs.py's `beg
     killed that machine;
   - delivered more than MAX_DELIVERIES times without starting: it ends `internal_error`;
   - held by another live delivery: a duplicate, dropped;
-  - else it runs. A worker that cannot be reached at all undoes the start: the job is
+  - else it asks the database to start it (fleet/results.py's `ask_to_start`), and hands
+    it to the worker only if the database says this delivery is the one. A worker that
+    cannot be reached at all undoes the start (in the database, then in Redis): the job is
     delivered again after the lease (once: see above)."""
 
 from __future__ import annotations
@@ -38,6 +40,7 @@ from app.runqueue.fleet import (
     NEVER_STARTED,
     events,
     jobs,
+    keys,
     liveness,
     results,
     waiting,
@@ -202,13 +205,21 @@ class Agent:
         await self._end(delivery, result, None)
 
     async def _execute(self, delivery: Delivery, request: RunRequest) -> None:
-        held = self.held[delivery.token] = Held(delivery)
+        held = self.held[delivery.token] = Held(delivery)  # its lease renewed from now on
         self.metrics.running.inc()
         try:
+            every = self.timing.heartbeat_seconds
+            start = await results.ask_to_start(
+                self.redis, delivery, self.pool, every=every, cancel=held.cancel
+            )
+            if not start:  # another delivery started it, it ended, or it was cancelled
+                await self._let_go(delivery, request.id)
+                return
             result = await self._follow(delivery, request, held.cancel)
         except WorkerUnreachable as exc:
             log.warning("run %s not handed over (%s): it will be delivered again", request.id, exc)
             self.worker = WorkerStatus.unavailable(str(exc))
+            await results.give_back(self.redis, delivery, every=self.timing.heartbeat_seconds)
             await self._reliably(lambda: jobs.release(self.redis, delivery))
             return
         finally:
@@ -218,6 +229,19 @@ class Agent:
         if result.wall_ms:
             with contextlib.suppress(RedisError, OSError):
                 await liveness.record_duration(self.redis, self.pool, result.wall_ms / 1000)
+
+    async def _let_go(self, delivery: Delivery, run_id: str) -> None:
+        """A delivery the database did not start: its code never reached the worker. A run
+        cancelled meanwhile ends `killed` here (the cancel found it begun, so left it to
+        this agent); otherwise another delivery has it, or it ended."""
+        log.info("run %s, delivery %s: not started here", run_id, delivery.token)
+        cancelled = False
+        with contextlib.suppress(RedisError, OSError):
+            cancelled = bool(await self.redis.exists(keys.cancel(run_id)))
+        if cancelled:
+            result = RunResult.refused(run_id, Verdict.KILLED, CANCELLED_WAITING, backend=self.pool)
+            await self._reliably(lambda: results.report_finished(self.redis, result, None))
+        await self._reliably(lambda: jobs.done(self.redis, delivery))
 
     async def _follow(
         self, delivery: Delivery, request: RunRequest, cancel: asyncio.Event
@@ -261,19 +285,7 @@ class Agent:
         self.metrics.finished.labels(result.verdict.value).inc()
 
     async def _reliably(self, step: Callable[[], Awaitable[object]], tries: int = 0) -> None:
-        """Do `step`, again every heartbeat while Redis cannot be reached (`tries` times at
-        most, if given)."""
-        attempt = 0
-        while True:
-            try:
-                await step()
-                return
-            except (RedisError, OSError) as exc:
-                attempt += 1
-                if tries and attempt >= tries:
-                    log.warning("gave up on a step after %d tries: %s", attempt, exc)
-                    return
-                await asyncio.sleep(self.timing.heartbeat_seconds)
+        await upkeep.reliably(step, self.timing.heartbeat_seconds, tries)
 
     def info(self) -> liveness.AgentInfo:
         return liveness.AgentInfo(

@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -104,3 +105,19 @@ async def watch(agent: Upkept) -> None:
             with contextlib.suppress(RedisError, OSError):
                 if await agent.redis.exists(keys.cancel(run_id), keys.revoked(token)):
                     held.cancel.set()
+
+
+async def reliably(step: Callable[[], Awaitable[object]], every: float, tries: int = 0) -> None:
+    """Do `step`, again every `every` seconds while Redis cannot be reached (`tries` times
+    at most, if given)."""
+    attempt = 0
+    while True:
+        try:
+            await step()
+            return
+        except (RedisError, OSError) as exc:
+            attempt += 1
+            if tries and attempt >= tries:
+                log.warning("gave up on a step after %d tries: %s", attempt, exc)
+                return
+            await asyncio.sleep(every)

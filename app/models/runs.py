@@ -43,6 +43,9 @@ class Run(SQLModel, table=True):
     # Deliveries to a worker so far. With a fleet, a run whose worker died before starting it
     # is delivered once more; the count lets only one delivery move it on (compare-and-set).
     attempt: int = Field(default=0, sa_column=Column(Integer, nullable=False, server_default="0"))
+    # The fleet's delivery that started it ("entry id/deliveries"): asked again by that
+    # delivery, the database answers yes again, and no to every other (app/runs/runs.py).
+    delivery: str | None = Field(default=None, max_length=80)
     # A client's Idempotency-Key for POST /api/runs: the same key from the same owner gives
     # the same run rather than a second one.
     idempotency_key: str | None = Field(default=None, max_length=64)

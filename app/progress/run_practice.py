@@ -1,6 +1,6 @@
 """A run that ended is practice for its learner: on the day, on its item when it had one,
 and, for a graded submission, on the items its exercise drills (a listener of
-app/runs/runs.RunRecorder)."""
+app/runs/recorder.RunRecorder)."""
 
 from __future__ import annotations
 

@@ -41,9 +41,17 @@ class RunObserver(Protocol):
     """Told of every run's start and outcome, whether or not anyone watches it (the app
     records them in the database)."""
 
-    async def started(self, run_id: str, backend: str, device: str, attempt: int = 1) -> bool:
+    async def started(
+        self, run_id: str, backend: str, device: str, attempt: int = 1, delivery: str = ""
+    ) -> bool:
         """Record that delivery `attempt` started the run; False when the run is no longer
-        waiting (another delivery started it, or it ended): that delivery must stop."""
+        waiting (another delivery started it, or it ended): that delivery must stop. A
+        delivery named by `delivery` that started it hears True again."""
+        ...
+
+    async def unstarted(self, run_id: str, delivery: str) -> bool:
+        """Undo the start `delivery` made, whose code never reached a worker: the run waits
+        for its next delivery. False when that delivery does not hold the run."""
         ...
 
     async def finished(self, run_id: str, result: RunResult, attempt: int | None = None) -> bool:

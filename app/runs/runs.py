@@ -9,48 +9,26 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import hmac
-import json
 import logging
 import secrets
-from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
 
-from sqlalchemy import update
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col, func, select
 
-from app import logs, metrics
 from app.domain import LearnerScope, RunNotFound, RunRejected, SandboxBusy
-from app.models import Run, utcnow
+from app.models import Run
 from app.platform.ratelimit import RunLimiter
 from app.runqueue import QueueRefused, RunQueue
 from app.runs import idempotency
 from app.runs.orphans import driver_id
 from sandbox.protocol import (
     Backend,
-    GradingReport,
     GradingRequest,
     Limits,
     RunRequest,
-    RunResult,
     check_code,
-)
-
-# RunResult fields that the run's row keeps.
-_OUTCOME_FIELDS = (
-    "verdict",
-    "exit_code",
-    "stdout",
-    "stderr",
-    "detail",
-    "truncated",
-    "wall_ms",
-    "cpu_ms",
-    "max_memory_mb",
-    "backend",
-    "device",
 )
 
 log = logging.getLogger("backprop.runs")
@@ -80,96 +58,6 @@ class Submitted:
 
     run: Run
     token: str | None
-
-
-# A feature's part in a run's end: called once per run, inside the transaction that stores
-# its outcome (not committed by the listener).
-RunEnded = Callable[[Session, Run], object]
-
-
-def graded_outcome(report: GradingReport) -> dict[str, Any]:
-    """The run columns a submission's grading fills: its verdict, score and whole report."""
-    return {
-        "grading_verdict": report.verdict.value,
-        "score": report.score,
-        "grading": json.dumps(report.to_json()).replace("\\u0000", "\\ufffd"),
-    }
-
-
-class RunRecorder:
-    """Writes each run's start and outcome as the queue reports them (the RunObserver of
-    app/runqueue), in a worker thread so the event loop never waits on the database."""
-
-    def __init__(self, engine: Engine, *, on_end: Sequence[RunEnded]) -> None:
-        self.engine = engine
-        # What the features above the runs make of a run that ended, each in the same
-        # transaction as the outcome (app/main.py wires them: RUN_ENDED). Required, so that
-        # a recorder without them is a choice (a test of the recording alone), not a slip.
-        self.on_end = tuple(on_end)
-
-    async def started(self, run_id: str, backend: str, device: str, attempt: int = 1) -> bool:
-        return await asyncio.to_thread(self._record_start, run_id, backend, device, attempt)
-
-    async def finished(self, run_id: str, result: RunResult, attempt: int | None = None) -> bool:
-        outcome = {k: _storable(v) for k, v in result.to_json().items() if k in _OUTCOME_FIELDS}
-        if result.grading is not None:  # a submission: the grader's findings too
-            outcome.update(graded_outcome(result.grading))
-        recorded = await asyncio.to_thread(self._record_outcome, run_id, outcome, attempt)
-        if recorded:  # counted once, however many deliveries report an end
-            verdict = result.verdict.value
-            metrics.RUN_VERDICTS.labels(verdict).inc()
-            if result.wall_ms is not None:
-                metrics.RUN_SECONDS.labels(result.backend or "none", verdict).observe(
-                    result.wall_ms / 1000
-                )
-            with logs.bound(run_id=run_id):
-                ended = {"verdict": verdict, "backend": result.backend, "wall_ms": result.wall_ms}
-                log.info("run ended: %s", verdict, extra=ended)
-        return recorded
-
-    def _record_start(self, run_id: str, backend: str, device: str, attempt: int) -> bool:
-        """Compare-and-set: only a waiting run starts, and only once, whichever delivery
-        (`attempt`) gets here first."""
-        statement = (
-            update(Run)
-            .where(col(Run.id) == run_id, col(Run.status) == "queued")
-            .values(
-                status="running",
-                backend=backend,
-                device=device,
-                attempt=attempt,
-                started_at=utcnow(),
-            )
-        )
-        with Session(self.engine) as session:
-            changed = session.connection().execute(statement).rowcount
-            session.commit()
-        return bool(changed)
-
-    def _record_outcome(self, run_id: str, outcome: dict[str, Any], attempt: int | None) -> bool:
-        """Store the outcome and count it as practice, in one transaction. A run that has
-        already ended keeps its outcome (a late cancel, say, relabels nothing), and a running
-        one only takes the outcome of the delivery that started it."""
-        with Session(self.engine) as session:
-            run = session.get(Run, run_id, with_for_update=True)
-            if run is None or run.status == "done":
-                return False
-            if attempt is not None and run.status == "running" and run.attempt != attempt:
-                return False
-            for key, value in outcome.items():
-                setattr(run, key, value)
-            run.status, run.finished_at = "done", utcnow()
-            session.add(run)
-            for listener in self.on_end:  # practice, re-solving, lab measurements
-                listener(session, run)
-            session.commit()
-            return True
-
-
-def _storable(value: object) -> object:
-    """Text as every database stores it: PostgreSQL's text cannot hold NUL, so NUL becomes
-    U+FFFD, as the sandbox already sends it (this is the backstop)."""
-    return value.replace("\x00", "\ufffd") if isinstance(value, str) else value
 
 
 async def submit(

@@ -32,16 +32,30 @@ TIMING = FleetTiming(heartbeat_seconds=0.1, lease_seconds=0.5)
 
 
 class Observer:
-    """Records what the queue reports, as the database would: first start wins."""
+    """Records what the queue reports, as the database would: first start wins, its delivery
+    hears yes again, and only it may give the start back."""
 
     def __init__(self) -> None:
-        self.starts: list[int] = []
+        self.starts: list[int] = []  # the attempts that started the run (and kept it)
+        self.holders: dict[str, str] = {}  # run → the delivery that started it
         self.ends: dict[str, tuple[RunResult, int | None]] = {}
         self.ended = asyncio.Event()
 
-    async def started(self, run_id: str, backend: str, device: str, attempt: int = 1) -> bool:
-        self.starts.append(attempt)
-        return len(self.starts) == 1
+    async def started(
+        self, run_id: str, backend: str, device: str, attempt: int = 1, delivery: str = ""
+    ) -> bool:
+        if run_id not in self.holders:
+            self.holders[run_id] = delivery
+            self.starts.append(attempt)
+            return True
+        return bool(delivery) and delivery == self.holders[run_id]
+
+    async def unstarted(self, run_id: str, delivery: str) -> bool:
+        if self.holders.get(run_id) != delivery:
+            return False
+        del self.holders[run_id]
+        self.starts.pop()
+        return True
 
     async def finished(self, run_id: str, result: RunResult, attempt: int | None = None) -> bool:
         if run_id in self.ends:

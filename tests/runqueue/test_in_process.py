@@ -23,9 +23,14 @@ class Recorder:
         self.starts: list[str] = []
         self.ends: list[tuple[str, Verdict]] = []
 
-    async def started(self, run_id: str, backend: str, device: str, attempt: int = 1) -> bool:
+    async def started(
+        self, run_id: str, backend: str, device: str, attempt: int = 1, delivery: str = ""
+    ) -> bool:
         self.starts.append(run_id)
         return True
+
+    async def unstarted(self, run_id: str, delivery: str) -> bool:
+        return False
 
     async def finished(self, run_id: str, result: RunResult, attempt: int | None = None) -> bool:
         self.ends.append((run_id, result.verdict))

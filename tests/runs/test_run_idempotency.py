@@ -17,7 +17,8 @@ from app.platform.limit_store import HitStore
 from app.platform.ratelimit import RunLimiter
 from app.runqueue.fake import FakeRunQueue
 from app.runs import idempotency, runs
-from app.runs.runs import RunOrigin, RunRecorder
+from app.runs.recorder import RunRecorder
+from app.runs.runs import RunOrigin
 from tests.support.aio import run_async
 from tests.support.forms import csrf_token
 from tests.support.runs import events_of

@@ -1,4 +1,4 @@
-"""Recording a run's outcome (app/runs/runs.py's RunRecorder): output that holds NUL
+"""Recording a run's outcome (app/runs/recorder.py): output that holds NUL
 bytes, markup or text that looks like SSE frames is stored as text, once, on SQLite and on
 PostgreSQL; a second outcome for the same run changes nothing."""
 
@@ -9,7 +9,7 @@ from sqlmodel import Session
 
 from app import migrate
 from app.models import Run
-from app.runs.runs import RunRecorder
+from app.runs.recorder import RunRecorder
 from sandbox.protocol import RunResult, Verdict
 from tests.support.aio import run_async
 

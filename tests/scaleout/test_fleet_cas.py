@@ -15,7 +15,7 @@ from app.admin.fleet import FleetKeeper
 from app.models import Run, utcnow
 from app.runqueue.fleet import keys
 from app.runqueue.fleet.queue import FleetTiming, RedisRunQueue
-from app.runs.runs import RunRecorder
+from app.runs.recorder import RunRecorder
 from sandbox.protocol import RunResult, Verdict
 from tests.support.aio import run_async
 from tests.support.redis_server import RedisServer

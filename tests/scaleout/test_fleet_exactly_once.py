@@ -22,7 +22,7 @@ from sqlalchemy.engine import Engine
 from app.admin.fleet import FleetKeeper
 from app.runqueue.fleet import keys
 from app.runqueue.fleet.queue import FleetTiming, RedisRunQueue
-from app.runs.runs import RunRecorder
+from app.runs.recorder import RunRecorder
 from sandbox.protocol import RunResult, Verdict
 from tests.scaleout.test_fleet_cas import add_queued
 from tests.support.aio import run_async

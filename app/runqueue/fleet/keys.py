@@ -67,6 +67,12 @@ def revoked(token: str) -> str:
     return f"bp:delivery:{token}:revoked"
 
 
+def answer(token: str, question: str) -> str:
+    """The database's answer to a delivery that asked to start its run (`started`), or to
+    give its start back (`unstarted`)."""
+    return f"bp:delivery:{token}:{question}"
+
+
 def agent(pool: str, agent_id: str) -> str:
     """An agent's heartbeat: what it offers, expiring unless renewed."""
     return f"bp:agent:{pool}:{agent_id}"

@@ -2,13 +2,18 @@
 
 An agent holds no database credentials: it adds what happened to the results stream
 (`started` with the delivery's attempt, then `finished` with the whole RunResult), and the
-web replicas, one consumer group, read it and write the database. Each report is
-acknowledged only once written, so a replica that dies mid-way leaves it pending, and
-another takes it over after the lease (XAUTOCLAIM). Writing twice does no harm: both writes
-are compare-and-sets on the run's status and attempt (app/runs/runs.RunRecorder):
+web replicas, one consumer group, read it and write the database. The start is asked
+before the code reaches a worker (`ask_to_start`): the agent waits for the database's
+answer, so the database alone decides which delivery runs a run, whatever Redis loses (an
+answer lost is asked for again, and the delivery that started the run hears yes again).
+Each report is acknowledged only once written, so a replica that dies mid-way leaves it
+pending, and another takes it over after the lease (XAUTOCLAIM). Writing twice does no
+harm: the writes are compare-and-sets on the run's status and delivery (recorder.RunRecorder):
   - a start is recorded only while the run is `queued`; when another delivery got there
-    first (a duplicate, after a wipe of Redis say), this delivery is revoked, and its agent
-    stops it;
+    first (a duplicate, after a wipe of Redis say), this delivery is told no (and revoked,
+    for agents that did not ask first), and its code never runs;
+  - a start is given back (`unstarted`) only by the delivery that made it, whose worker
+    could not be reached: the run waits again, for its next delivery;
   - an outcome is recorded only while the run has not ended, and only from the delivery
     that started it.
 Whoever records the outcome then ends the run's event stream (fleet/events.py)."""
@@ -27,10 +32,12 @@ from redis.typing import EncodableT, FieldT
 
 from app.runqueue.base import RunObserver
 from app.runqueue.fleet import jobs, keys
+from app.runqueue.fleet.jobs import Delivery
 from sandbox.protocol import RunResult
 
 log = logging.getLogger(__name__)
 READ_COUNT = 50
+ANSWER_TTL_SECONDS = 600  # far longer than an agent waits for it
 Finish = Callable[[str, RunResult, int | None], Awaitable[None]]
 
 
@@ -40,6 +47,41 @@ async def report_started(
     fields: dict[FieldT, EncodableT] = {"kind": "started", "run": run_id, "attempt": attempt}
     fields |= {"token": token, "backend": backend, "device": device}
     await redis.xadd(keys.RESULTS, fields)
+
+
+async def ask_to_start(
+    redis: Redis, delivery: Delivery, backend: str, *, every: float, cancel: asyncio.Event
+) -> bool | None:
+    """Whether the database started the run for this delivery (None: it was cancelled
+    while asking). Asked again every `every` seconds until answered: a replica down, or a
+    wipe of Redis, loses the question or the answer, never the decision."""
+    fields: dict[FieldT, EncodableT] = {"kind": "started", "run": delivery.run_id, "ask": 1}
+    fields |= {"attempt": delivery.deliveries, "token": delivery.token}
+    return await _ask(redis, fields | {"backend": backend, "device": ""}, every, cancel)
+
+
+async def give_back(redis: Redis, delivery: Delivery, *, every: float) -> None:
+    """Undo this delivery's start in the database (its worker could not be reached, so the
+    code never ran), and wait until that is written: the run's next delivery may start it."""
+    fields: dict[FieldT, EncodableT] = {"kind": "unstarted", "run": delivery.run_id, "ask": 1}
+    await _ask(redis, fields | {"token": delivery.token}, every, asyncio.Event())
+
+
+async def _ask(
+    redis: Redis, fields: dict[FieldT, EncodableT], every: float, cancel: asyncio.Event
+) -> bool | None:
+    answer_key = keys.answer(str(fields["token"]), str(fields["kind"]))
+    while not cancel.is_set():
+        try:
+            await redis.xadd(keys.RESULTS, fields)
+            answer = await redis.blpop([answer_key], timeout=every)
+        except (RedisError, OSError) as exc:
+            log.warning("run %s: asking the database failed: %s", fields["run"], exc)
+            await asyncio.sleep(every)
+            continue
+        if answer is not None:
+            return bool(answer[1] == "1")
+    return None
 
 
 async def report_finished(redis: Redis, result: RunResult, attempt: int | None) -> None:
@@ -107,15 +149,27 @@ class ResultReader:
         return len(entries)
 
     async def handle(self, fields: dict[str, str]) -> None:
-        run_id = fields["run"]
+        run_id, token = fields["run"], fields.get("token", "")
         if fields["kind"] == "started":
             attempt = int(fields["attempt"])
-            if not await self.observer.started(
-                run_id, fields["backend"], fields["device"], attempt
-            ):
-                token = fields["token"]
+            yes = await self.observer.started(
+                run_id, fields["backend"], fields["device"], attempt, token
+            )
+            if not yes:
                 await self.redis.set(keys.revoked(token), 1, ex=jobs.BEGAN_TTL_SECONDS)
+            if fields.get("ask"):
+                await self._answer(token, "started", yes)
+        elif fields["kind"] == "unstarted":
+            await self._answer(token, "unstarted", await self.observer.unstarted(run_id, token))
         elif fields["kind"] == "finished":
             result = RunResult.from_json(json.loads(fields["result"]))
             attempt_text = fields.get("attempt", "")
             await self.finish(run_id, result, int(attempt_text) if attempt_text else None)
+
+    async def _answer(self, token: str, question: str, yes: bool) -> None:
+        key = keys.answer(token, question)
+        async with self.redis.pipeline(transaction=True) as pipe:
+            pipe.delete(key)  # an older answer, to the same question asked twice
+            pipe.rpush(key, "1" if yes else "0")
+            pipe.expire(key, ANSWER_TTL_SECONDS)
+            await pipe.execute()
