@@ -74,12 +74,8 @@ def agents(redis_server: RedisServer, tmp_path: Path) -> Iterator[Agents]:
             redis_server.url, log, pool=pool, heartbeat=HEARTBEAT, lease=LEASE, **options
         )
         started.append(process)
-        client = redis_server.client()
         wait_until(
-            lambda: any(
-                f":{process.pid}:" in name and '"ready": true' in (client.get(name) or "")
-                for name in client.scan_iter(keys.agents(pool))
-            ),
+            lambda: agent_ready(redis_server, process, pool),
             f"agent {process.pid} to be ready: {log.read_text() if log.exists() else ''}",
             timeout=30,
         )
@@ -88,6 +84,15 @@ def agents(redis_server: RedisServer, tmp_path: Path) -> Iterator[Agents]:
     yield start
     for process in started:
         stop_process(process)
+
+
+def agent_ready(server: RedisServer, process: subprocess.Popen[bytes], pool: str = "cpu") -> bool:
+    """Whether the agent `process` has a live heartbeat in `pool` saying it is ready."""
+    client = server.client()
+    return any(
+        f":{process.pid}:" in name and '"ready": true' in (client.get(name) or "")
+        for name in client.scan_iter(keys.agents(pool))
+    )
 
 
 def wait_until(check: Callable[[], object], what: str, timeout: float = 15.0) -> None:

@@ -16,7 +16,15 @@ from sqlalchemy.engine import Engine
 
 from app.runqueue.fleet import MACHINE_STOPPED, NEVER_STARTED, keys, waiting
 from app.runqueue.fleet.jobs import Delivery
-from tests.scaleout.conftest import LEASE, Agents, stored, submit, wait_done, wait_until
+from tests.scaleout.conftest import (
+    LEASE,
+    Agents,
+    agent_ready,
+    stored,
+    submit,
+    wait_done,
+    wait_until,
+)
 from tests.scaleout.test_fleet_runs import sse
 from tests.support.aio import run_async
 from tests.support.redis_server import RedisServer
@@ -119,6 +127,8 @@ def test_a_stopped_agent_is_found_out_by_its_lease(
     # Woken up, it stops the run it held (the outcome stays) and serves again.
     client: redis.Redis = redis_server.client()
     wait_until(lambda: client.exists(keys.claim(run_id)) == 0, "the woken agent to let go")
+    # It lets go of the run at its first look, which can come before its first heartbeat.
+    wait_until(lambda: agent_ready(redis_server, stopped), "the woken agent's heartbeat")
     again, _ = submit(fleet_client, "print('back')")
     assert wait_done(engine, again).verdict == "ok"
     assert stored(engine, run_id).verdict == "internal_error"
