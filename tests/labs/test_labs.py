@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -18,16 +19,23 @@ from tests.support.runs import events_of
 DEVICE = "Test CPU (2 cores)"
 
 
-def result_line(label: str, eager: float, compiled: float) -> str:
+def result_line(label: str, eager: float, compiled: float, spread: float = 0.0) -> str:
+    """A lab's result line; its rounds spread by ±`spread` of each median."""
+    rounds = [1 - spread, 1 - spread / 2, 1.0, 1 + spread, 1 + 2 * spread]
     data: dict[str, Any] = {
         "label": label,
         "mode": "default",
-        "eager": {"median_ms": eager, "iqr_ms": 0.1, "spread": 0.02, "rounds_ms": [eager] * 5},
+        "eager": {
+            "median_ms": eager,
+            "iqr_ms": 0.1,
+            "spread": 0.02,
+            "rounds_ms": [eager * r for r in rounds],
+        },
         "compiled": {
             "median_ms": compiled,
             "iqr_ms": 0.1,
             "spread": 0.02,
-            "rounds_ms": [compiled] * 5,
+            "rounds_ms": [compiled * r for r in rounds],
         },
         "compile_seconds": 4.2,
         "speedup": eager / compiled,
@@ -70,6 +78,24 @@ def test_a_lab_run_is_kept_and_shown_with_its_chart_and_receipt(client: TestClie
     assert "No GPU measurement is kept" in page
     claim = client.get("/items/torch-compile").text  # item 26, which promises 10-50%
     assert "Measured here, not promised" in claim and "Compiled ran 2.00x faster." in claim
+
+
+def test_a_bars_value_label_sits_past_its_spread_line(client: TestClient) -> None:
+    async def spread_script(request: RunRequest, cancel: asyncio.Event) -> AsyncIterator[Event]:
+        stdout = result_line("MLP, batch 256", 10.0, 5.0, spread=0.4) + "\n"
+        yield Started("cpu", DEVICE)
+        yield Output("stdout", stdout)
+        yield Finished(RunResult(request.id, Verdict.OK, 0, stdout, "", 9000, "cpu", DEVICE))
+
+    client.app.state.backprop.run_queue.script = spread_script  # type: ignore[attr-defined]
+    client.headers["X-CSRF-Token"] = csrf_token(client)
+    run_lab(client, client.get("/api/items/lab-mlp-item-26").json()["code_samples"][0]["code"])
+    chart = client.get("/items/lab-mlp-item-26").text
+    lines = [float(x) for x in re.findall(r'x2="([\d.]+)"[^>]*class="whisker"', chart)]
+    labels = [float(x) for x in re.findall(r'<text x="([\d.]+)"[^>]*chart-value-start', chart)]
+    assert len(lines) == len(labels) == 2  # eager and compiled, each with a spread
+    # Each line reaches past its median (the rounds spread upwards), and its label past it.
+    assert all(label > end for label, end in zip(labels, lines, strict=True)), (labels, lines)
 
 
 def test_forged_or_malformed_result_lines_are_ignored() -> None:
