@@ -63,9 +63,12 @@ class PhaseClock:
             return max(self.allowance - self.compiling_used, 0.0) + own - spent
         return own - spent
 
-    def timeout_detail(self, now: float) -> str:
-        """Why the run stopped at its time limit, in the learner's words."""
+    def stop(self, now: float) -> None:
+        """Charge the phase the run ends in, up to `now`."""
         self._charge(now)
+
+    def timeout_detail(self) -> str:
+        """Why the run stopped at its time limit, in the learner's words (after `stop`)."""
         wall = f"{self.wall_seconds:g} s"
         if self.phase == COMPILING:
             return (

@@ -163,7 +163,8 @@ async def _follow(
         output.close()
     verdict, exit_code, detail = judge(ctx.stop_reason, ctx.limits, cgroup, report)
     if ctx.stop_reason is StopReason.TIMEOUT and ctx.clock is not None:
-        detail = ctx.clock.timeout_detail(time.monotonic())  # says which phase it was in
+        ctx.clock.stop(time.monotonic())
+        detail = ctx.clock.timeout_detail()  # says which phase it was in
     cpu_ms, max_memory_mb = _usage(cgroup)
     return RunResult(
         id=ctx.run_id,

@@ -28,9 +28,8 @@ LIMITS = Limits(wall_seconds=60.0, compile_seconds=120.0)
 def test_running_time_counts_against_the_runs_own_limit() -> None:
     clock = PhaseClock.start(LIMITS, now=0.0)
     assert clock.left(10.0) == 50.0
-    assert clock.timeout_detail(60.0) == (
-        "Stopped after 60 s of wall-clock time, the limit for a run."
-    )
+    clock.stop(60.0)
+    assert clock.timeout_detail() == ("Stopped after 60 s of wall-clock time, the limit for a run.")
 
 
 def test_compiling_is_charged_to_the_allowance_first_then_to_the_runs_limit() -> None:
@@ -44,7 +43,8 @@ def test_compiling_is_charged_to_the_allowance_first_then_to_the_runs_limit() ->
     clock.switch(RUNNING, 160.0)  # 40 s of compiling: 20 from the allowance, 20 past it
     assert clock.compiling_used == 120.0 and clock.running_used == 40.0
     assert clock.left(160.0) == 20.0
-    detail = clock.timeout_detail(180.0)
+    clock.stop(180.0)
+    detail = clock.timeout_detail()
     assert detail.startswith("Stopped after 60 s of wall-clock time, the limit for a run, while")
     assert "not counting 120 s of compiling" in detail
 
@@ -53,7 +53,8 @@ def test_a_timeout_while_compiling_says_so() -> None:
     clock = PhaseClock.start(LIMITS, now=0.0)
     clock.switch(COMPILING, 5.0)
     assert clock.left(5.0) == 175.0
-    detail = clock.timeout_detail(180.0)
+    clock.stop(180.0)
+    detail = clock.timeout_detail()
     assert detail.startswith("Stopped while compiling, after 175 s of it:")
     assert "up to 120 s beyond the run's own 60 s" in detail
 
