@@ -203,10 +203,11 @@ def page_load(base: str, cookie: str) -> tuple[list[float], str]:
 
 
 def burst(
-    base: str, user: Browser, count: int = 500
-) -> tuple[int, float, dict[int, int], list[float]]:
+    base: str, user: Browser, reader: str, count: int = 500
+) -> tuple[int, float, dict[int, int], list[float], list[float]]:
     """`count` requests at once from one client, mixed: 5xx answers, the slowest, the
-    statuses counted, and health meanwhile."""
+    statuses counted, and health and a signed-in reader's item page (`reader`: the cookie)
+    meanwhile."""
     kinds: list[tuple[str, str, dict[str, str] | None, Browser | None]] = [
         ("GET", "/", None, None),
         ("GET", "/items?q=gradient", None, None),
@@ -223,13 +224,13 @@ def burst(
     asks = [kinds[n % len(kinds)] for n in range(count)]
     answers: list[tuple[int, float]] = []
     load = threading.Thread(target=lambda: answers.extend(at_once(base, asks)))
-    health = health_during(base, load)
+    health, page = health_during(base, load, (ITEM, reader))  # type: ignore[misc]
     statuses: dict[int, int] = {}
     for status, _ in answers:
         statuses[status] = statuses.get(status, 0) + 1
     errors = sum(n for status, n in statuses.items() if status >= 500 or status == 0)
     slowest = max((ms for _, ms in answers), default=0.0)
-    return errors, slowest, statuses, health  # type: ignore[return-value]
+    return errors, slowest, statuses, health, page
 
 
 def _flood_rows(base: str) -> dict[str, str]:
@@ -265,11 +266,17 @@ def _page_rows(base: str) -> dict[str, str]:
 
 
 def _burst_rows(base: str) -> dict[str, str]:
-    errors, slowest, counted, health = burst(base, signed_in(base, "burster"))
+    reader = signed_in(base, "burst-reader")
+    reader.request("GET", ITEM)
+    cookie = "; ".join(f"{k}={v}" for k, v in reader.cookies.items())
+    errors, slowest, counted, health, page = burst(base, signed_in(base, "burster"), cookie)
     return {
         "500 mixed requests at once: 5xx or unanswered, slowest ms": f"{errors}, {slowest:.0f}",
         "health during them: p50 / p99 / max ms": (
             f"{pct(health, 0.5):.1f} / {pct(health, 0.99):.1f} / {max(health):.1f}"
+        ),
+        "signed-in item page during them: p50 / p99 / max ms": (
+            f"{pct(page, 0.5):.1f} / {pct(page, 0.99):.1f} / {max(page):.1f}"
         ),
         "their statuses": ", ".join(f"{k}: {v}" for k, v in sorted(counted.items())),
     }
