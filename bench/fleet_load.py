@@ -4,8 +4,9 @@ The fleet: two uvicorn replicas (RUN_QUEUE=redis, the PostgreSQL at DATABASE_URL
 redis-server, and a CPU runner agent in front of a real sandbox worker. Faults come at fixed
 times: the agent is SIGKILLed (and restarted), redis-server is killed (and restarted), then
 wiped (FLUSHALL: every job, marker and claim lost), and one replica is SIGKILLed for good.
-Clients move to the other replica when one does not answer, as a load balancer would. The same load then runs against one process (RUN_QUEUE=local,
-SQLite, the same worker) with no faults. Prints one table per set-up: each phase's page
+Clients move to the other replica when one does not answer, as a load balancer would. The
+same load then runs against one process (RUN_QUEUE=local, SQLite, the same worker) with no
+faults. Prints one table per set-up: each phase's page
 requests, 5xx, page p50/p99, and runs accepted and finished; then run latency, and how many
 times each accepted run's code reached the worker (counted on the worker's socket, through a
 proxy in front of it: each run's code is unique), which must be exactly once.
