@@ -29,6 +29,12 @@ from sqlmodel import Session, create_engine
 # had a median of 148 ms with 16 threads and 99 ms with 4; the signed-in item page served
 # as many requests a second under 32 clients (394-429 with 16, 402-589 with 4).
 HANDLER_THREADS = 4
+# How long a thread may hold the GIL while another waits for it (CPython's default: 5 ms),
+# for the server processes (app/asgi.py). The event loop gives the GIL up at every wait on
+# the network and the handler threads take it; each time the loop wants it back it waits up
+# to this long, so a health check needing a dozen turns of the loop waited a dozen of these
+# behind pages being rendered.
+GIL_SWITCH_SECONDS = 0.001
 # Those threads and asyncio's default executor (what async code hands its queries to) have a
 # connection each at hand, so no thread waits for one. One that waits longer than
 # POOL_TIMEOUT_SECONDS gives up, and the request is answered 503 with Retry-After
