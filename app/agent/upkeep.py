@@ -85,11 +85,13 @@ async def beat_forever(agent: Upkept) -> None:
         try:
             await liveness.advertise(agent.redis, agent.info(), agent.timing.lease_ms)
             for held in list(agent.held.values()):
-                delivery = held.delivery
+                # Another delivery holding the claim (a rebuilt job's, after a wipe) does not
+                # stop this one: the database decides which delivery runs the run, and tells
+                # the other no (results.ask_to_start); a run ended elsewhere comes as a cancel.
                 if not await jobs.renew(
-                    agent.redis, delivery, agent.agent_id, agent.timing.lease_ms
+                    agent.redis, held.delivery, agent.agent_id, agent.timing.lease_ms
                 ):
-                    held.cancel.set()  # another delivery has the run now
+                    log.info("run %s: another delivery holds its claim", held.delivery.run_id)
             agent.metrics.beat()
         except (RedisError, OSError) as exc:
             log.warning("heartbeat failed: %s", exc)

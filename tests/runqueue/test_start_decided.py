@@ -20,8 +20,9 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 
 from app.agent.agent import Agent
 from app.agent.executors import ScriptExecutor
+from app.runqueue.fleet import keys
 from app.runqueue.fleet.queue import FleetTiming, RedisRunQueue
-from sandbox.protocol import Backend, Event, RunRequest, RunResult, Verdict
+from sandbox.protocol import Backend, Event, Finished, RunRequest, RunResult, Verdict
 from tests.runqueue.test_agent import Observer
 from tests.support.aio import run_async
 from tests.support.redis_server import RedisServer
@@ -42,6 +43,9 @@ class Counting(ScriptExecutor):
     async def run(self, request: RunRequest, cancel: asyncio.Event) -> AsyncIterator[Event]:
         self.handed.append(request.id)
         await asyncio.sleep(0.2)
+        if cancel.is_set():  # as the worker stops a run it is told to cancel
+            yield Finished(RunResult.refused(request.id, Verdict.KILLED, "cancelled"))
+            return
         async for event in super().run(request, cancel):
             yield event
 
@@ -111,3 +115,56 @@ def test_a_wipe_of_redis_during_a_start_never_runs_the_code_twice(
     assert len(observer.starts) == 1
     result: RunResult = observer.ends["r1"][0]
     assert (result.verdict, result.stdout) == (Verdict.OK, "ran\n")
+
+
+class Gated(Observer):
+    """The database, answering the first start only once `gate` opens."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.asked = asyncio.Event()
+        self.gate = asyncio.Event()
+
+    async def started(
+        self, run_id: str, backend: str, device: str, attempt: int = 1, delivery: str = ""
+    ) -> bool:
+        self.asked.set()
+        await self.gate.wait()
+        return await super().started(run_id, backend, device, attempt, delivery)
+
+
+def test_a_claim_taken_while_the_start_is_asked_does_not_stop_the_run(
+    redis_server: RedisServer,
+) -> None:
+    """After a wipe, a rebuilt job's delivery can hold the claim key for a moment while the
+    first delivery waits for its answer. The database's yes decides: the first delivery's
+    lease renewal failing meanwhile must not make it drop a run the database gave it."""
+
+    async def scenario() -> tuple[list[str], RunResult]:
+        observer = Gated()
+        queue = RedisRunQueue(redis_server.url, observer, TIMING)
+        await queue.start()
+        handed: list[str] = []
+        agent = Agent(queue.redis, Counting(handed), pool="cpu", slots=1, timing=TIMING)
+        stop = asyncio.Event()
+        running = asyncio.create_task(agent.run(stop))
+        try:
+            while not (await queue.status()).available:
+                await asyncio.sleep(0.05)
+            await queue.submit(REQUEST)
+            await asyncio.wait_for(observer.asked.wait(), 30)
+            await queue.redis.set(keys.claim(REQUEST.id), "another/1")  # as a rebuilt job's
+            beaten = agent.metrics.last_beat
+            while agent.metrics.last_beat == beaten:  # a renewal has met the other claim
+                await asyncio.sleep(0.05)
+            await queue.redis.delete(keys.claim(REQUEST.id))  # that delivery heard no
+            observer.gate.set()
+            await asyncio.wait_for(observer.ended.wait(), 30)
+            return handed, observer.ends[REQUEST.id][0]
+        finally:
+            stop.set()
+            await asyncio.wait_for(running, 30)
+            await queue.close()
+
+    handed, result = run_async(scenario())
+    assert handed == ["r1"] and (result.verdict, result.stdout) == (Verdict.OK, "ran\n")

@@ -152,7 +152,7 @@ async def release(redis: Redis, delivery: Delivery) -> None:
 
 async def renew(redis: Redis, delivery: Delivery, consumer: str, lease_ms: int) -> bool:
     """Renew the delivery's claim and its entry's idle time; False when another delivery
-    holds the run (this one was presumed dead, and must stop)."""
+    holds the claim (which one runs the run is the database's decision, not this key's)."""
     held = await redis.eval(
         _RENEW,
         2,
