@@ -164,7 +164,8 @@ class Settings(BaseSettings):
         ge=1,
         le=16,
         description="Password hashes (argon2, about 64 MiB and 50 ms each) computed at once, in "
-        "the handlers' threads; further checks wait their turn.",
+        "the handlers' threads; further checks wait their turn. The first runs at the server's "
+        "priority, the others at nice 10.",
     )
     trusted_proxies: str = Field(
         "",

@@ -2,9 +2,10 @@
 
 Hashing takes about 50 ms of CPU and 64 MiB of memory on purpose, so it never runs on the
 event loop (the handlers that check passwords are plain `def`, run in the server's thread
-pool), and `PasswordChecks` lets only a few threads hash at once, at a lower CPU priority:
-further ones wait their turn, so a flood of sign-ins cannot take every core or gigabytes of
-memory, nor the CPU the event loop needs."""
+pool), and `PasswordChecks` lets only a few threads hash at once, and those beyond the first
+at a lower CPU priority: further ones wait their turn, so a flood of sign-ins cannot take
+every core or gigabytes of memory, nor the CPU the event loop needs, while a lone sign-in on
+a machine busy with other work is not starved."""
 
 from __future__ import annotations
 
@@ -27,9 +28,11 @@ T = TypeVar("T")
 _hasher = PasswordHasher()
 
 
-# The hashing threads' nice value. argon2 hashes on as many threads as its lanes (4), which
-# inherit it: a few checks at once would otherwise take every core from the event loop, and
-# health checks and pages would wait a second behind a burst of wrong passwords.
+# The nice value of the checks that run beside another. argon2 hashes on as many threads as
+# its lanes (4), which inherit it: a few checks at once would otherwise take every core from
+# the event loop, and health checks and pages would wait a second behind a burst of wrong
+# passwords. The first check at a time keeps the server's priority: at nice 10 beside other
+# work at normal priority it gets a twentieth of a core, and every sign-in waits seconds.
 HASHING_NICE = 10
 
 
@@ -42,17 +45,33 @@ def _lower_priority() -> None:
 
 
 class PasswordChecks:
-    """At most `threads` password operations at once (called from worker threads), each on
-    a thread of its own pool at a lower CPU priority (HASHING_NICE); the caller waits."""
+    """At most `threads` password operations at once (called from worker threads); the caller
+    waits. One runs on a thread at the server's own priority whenever that thread is free,
+    the others on a pool at a lower one (HASHING_NICE). A thread's nice value can be raised
+    but not lowered again without privilege, hence two pools rather than one retuned."""
 
     def __init__(self, threads: int) -> None:
         self.threads = threads
-        self._pool = ThreadPoolExecutor(
-            threads, thread_name_prefix="password", initializer=_lower_priority
+        self._first = ThreadPoolExecutor(1, thread_name_prefix="password")
+        self._first_free = threading.Lock()
+        self._others = (
+            ThreadPoolExecutor(
+                threads - 1, thread_name_prefix="password-niced", initializer=_lower_priority
+            )
+            if threads > 1
+            else None
         )
 
     def run(self, operation: Callable[..., T], /, *args: object, **kwargs: object) -> T:
-        return self._pool.submit(operation, *args, **kwargs).result()
+        # With only one thread allowed, every check waits for it; otherwise a check that
+        # finds it busy goes to the niced pool at once.
+        if self._first_free.acquire(blocking=self._others is None):
+            try:
+                return self._first.submit(operation, *args, **kwargs).result()
+            finally:
+                self._first_free.release()
+        assert self._others is not None
+        return self._others.submit(operation, *args, **kwargs).result()
 
 
 @cache
