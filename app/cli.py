@@ -1,6 +1,6 @@
 """`backprop` command line: serve the app, import content, migrate the database, the
 operator's account tasks (admins, password resets), and reports for authors (the question
-bank, the exercises' figures)."""
+bank, the corrections, the exercises' figures)."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ from app.agent import cli as agent_cli
 from app.db import make_engine
 from app.domain import DomainError
 from app.exercises import stats as exercise_stats
-from app.importer import ContentError, bank, import_content
+from app.importer import ContentError, bank, corrections, import_content
 from app.importer.similar import THRESHOLD as SIMILAR_THRESHOLD
 from app.importer.similar import near_duplicates
 from app.serve import serve
@@ -47,6 +47,16 @@ def main(argv: list[str] | None = None) -> int:
         "--write-readme",
         action="store_true",
         help="rewrite the marked table in the content folder's README.md (whole bank only)",
+    )
+    listing = sub.add_parser(
+        "corrections",
+        help="list the corrections the items carry: what was wrong and how it was checked",
+    )
+    listing.add_argument("--content", type=Path, help="content folder (default: CONTENT_DIR)")
+    listing.add_argument(
+        "--write-readme",
+        action="store_true",
+        help="rewrite the marked list in the content folder's README.md",
     )
     sub.add_parser(
         "exercise-stats",
@@ -79,6 +89,8 @@ def main(argv: list[str] | None = None) -> int:
             parser.error("--items needs --deck")
         content = args.content or settings.content_dir
         return _bank_report(content, deck=args.deck, items=args.items, write=args.write_readme)
+    if args.command == "corrections":
+        return _corrections(args.content or settings.content_dir, write=args.write_readme)
     if args.command == "serve":
         serve(settings, reload=args.reload, workers=args.workers)
         return 0
@@ -99,6 +111,22 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "exercise-stats":
         with Session(engine) as session:
             print(_exercise_table(exercise_stats.exercise_stats(session)))
+    return 0
+
+
+def _corrections(content_dir: Path, *, write: bool) -> int:
+    listed = corrections.list_markdown(corrections.load_corrections(content_dir))
+    if write:
+        readme = content_dir / "README.md"
+        text = readme.read_text(encoding="utf-8")
+        try:
+            updated = corrections.with_list(text, listed)
+        except ContentError as exc:
+            print(f"corrections list stopped: {exc}", file=sys.stderr)
+            return 1
+        if updated != text:
+            readme.write_text(updated, encoding="utf-8")
+    print(listed)
     return 0
 
 
