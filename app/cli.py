@@ -19,8 +19,7 @@ from app.agent import cli as agent_cli
 from app.db import make_engine
 from app.domain import DomainError
 from app.exercises import stats as exercise_stats
-from app.importer import ContentError, bank, corrections, import_content
-from app.importer.similar import THRESHOLD as SIMILAR_THRESHOLD
+from app.importer import ContentError, bank, corrections, import_content, similar
 from app.importer.similar import near_duplicates
 from app.serve import serve
 from app.settings import Settings
@@ -150,9 +149,12 @@ def _bank_report(
     wheres = {q.where for q in chosen}
     pairs = [p for p in near_duplicates(whole) if {p.first, p.second} & wheres]
     if pairs:
-        print(f"\nNear-duplicates (cosine {SIMILAR_THRESHOLD:.2f} or more):")
+        print(
+            f"\nNear-duplicates (words {similar.THRESHOLD:.2f} in a deck, "
+            f"{similar.CROSS_DECK_THRESHOLD:.2f} across decks; code {similar.CODE_THRESHOLD:.2f}):"
+        )
         for pair in pairs:
-            print(f"  {pair.similarity:.2f}  {pair.first}  ~  {pair.second}")
+            print(f"  {pair.why}  {pair.first}  ~  {pair.second}")
     return 0
 
 

@@ -1,6 +1,7 @@
 """What the question bank must be as a whole: keys that no form cue gives away, four
 questions per item with code to read, every shown output proven by a check, no two questions
-of a deck asking the same thing, and the review table in content/README.md up to date.
+(in a deck or across decks) asking the same thing or showing the same program, and the review
+table in content/README.md up to date.
 
 Each test names what is wrong, so a new question that brings a cue back, or a bank edited
 without its table, fails here with the reason."""
@@ -13,7 +14,7 @@ import yaml
 
 from app.importer.bank import README_END, README_START, load_bank, report_markdown
 from app.importer.cues import MAX_RULE_SCORE, BankQuestion, rule_scores
-from app.importer.similar import THRESHOLD, near_duplicates
+from app.importer.similar import near_duplicates
 from app.settings import PROJECT_ROOT
 from tests.support.paths import CONTENT_DIR, DATA_DIR
 
@@ -56,9 +57,9 @@ def test_every_code_question_carries_a_check() -> None:
     assert unchecked == []
 
 
-def test_no_two_questions_of_a_deck_ask_the_same_thing() -> None:
-    pairs = [f"{p.first} ~ {p.second}: {p.similarity:.2f}" for p in near_duplicates(BANK)]
-    assert pairs == [], f"cosine {THRESHOLD} or more; merge or rewrite one of each pair"
+def test_no_two_questions_ask_the_same_thing_or_show_the_same_code() -> None:
+    pairs = [f"{p.first} ~ {p.second}: {p.why}" for p in near_duplicates(BANK)]
+    assert pairs == [], "see app/importer/similar.py; merge or rewrite one of each pair"
 
 
 def test_the_readme_review_table_is_current() -> None:
