@@ -35,6 +35,7 @@ NO_DATABASE = (
     "tests/importer/test_cues.py",
     "tests/importer/test_fidelity.py",
     "tests/importer/test_question_bank.py",
+    "tests/importer/test_similar.py",
     "tests/interview/test_review_queue.py",
     "tests/test_architecture.py",
     "tests/test_docs_links.py",

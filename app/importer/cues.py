@@ -11,8 +11,13 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import partial
+
+from app.importer.option_tokens import token_similarity
+from app.importer.questions import MAX_CHOICES
 
 MAX_RULE_SCORE = 0.35  # no rule may guess more keys than this over the whole bank
+MAX_CODE_RULE_SCORE = 0.40  # nor more than this over the questions that show code alone
 
 # What a guesser notices: a clause break or an aside. A hyphen inside a word ("weight-sharing")
 # is not a dash; a spaced hyphen or an en/em dash is.
@@ -53,12 +58,26 @@ Rule = Callable[[BankQuestion], Pick]
 
 
 def _by_length(q: BankQuestion, rank: int) -> Pick:
-    """Options whose length is the rank-th largest distinct length (0 = longest)."""
+    """The option at place `rank` when the options are sorted longest first (0 = longest,
+    -1 = shortest, -2 = second-shortest), with every option as long as it: a tie is picked
+    as a set. Abstains when all options are as long, or when there is no such place."""
     lengths = [len(o) for o in q.options]
-    distinct = sorted(set(lengths), reverse=True)
-    if len(distinct) < 2 or rank >= len(distinct):
+    if len(set(lengths)) < 2 or not -len(lengths) <= rank < len(lengths):
         return None
-    return frozenset(n for n, length in enumerate(lengths) if length == distinct[rank])
+    target = sorted(lengths, reverse=True)[rank]
+    return frozenset(n for n, length in enumerate(lengths) if length == target)
+
+
+ORDINALS = ("", "second-", "third-", "fourth-", "fifth-")
+
+
+def length_rank_rules(options: int = MAX_CHOICES) -> dict[str, Rule]:
+    """One rule per place in the order of length, for questions of up to `options` options:
+    longest, second-longest, ..., second-shortest, shortest. A question with fewer options
+    is read from both ends (with three, second-longest and second-shortest are the middle)."""
+    from_top = [(f"{ORDINALS[k]}longest option", k) for k in range((options + 1) // 2)]
+    from_bottom = [(f"{ORDINALS[k]}shortest option", -1 - k) for k in range(options // 2)]
+    return {name: partial(_by_length, rank=rank) for name, rank in from_top + from_bottom[::-1]}
 
 
 def longest(q: BankQuestion) -> Pick:
@@ -69,11 +88,28 @@ def second_longest(q: BankQuestion) -> Pick:
     return _by_length(q, 1)
 
 
+def second_shortest(q: BankQuestion) -> Pick:
+    return _by_length(q, -2)
+
+
 def shortest(q: BankQuestion) -> Pick:
-    lengths = [len(o) for o in q.options]
-    if len(set(lengths)) < 2:
+    return _by_length(q, -1)
+
+
+def most_alike(q: BankQuestion) -> Pick:
+    """On a question that shows code, the option(s) most like the others: the largest sum of
+    token similarity (app/importer/option_tokens.py) with every other option. Where each
+    distractor is the key with one part changed, the key is the one they all resemble.
+    Abstains on questions without code and when every option is as alike."""
+    if not q.code:
         return None
-    return frozenset(n for n, length in enumerate(lengths) if length == min(lengths))
+    alike = [
+        sum(token_similarity(o, other) for m, other in enumerate(q.options) if m != n)
+        for n, o in enumerate(q.options)
+    ]
+    if len(set(alike)) < 2:
+        return None
+    return frozenset(n for n, score in enumerate(alike) if score == max(alike))
 
 
 def _only(q: BankQuestion, has: Callable[[str], bool]) -> Pick:
@@ -130,9 +166,8 @@ def decision_list(q: BankQuestion) -> Pick:
 
 
 RULES: dict[str, Rule] = {
-    "longest option": longest,
-    "second-longest option": second_longest,
-    "shortest option": shortest,
+    **length_rank_rules(),
+    "most alike the others (code questions)": most_alike,
     "only one with ; : ( ) or a dash": only_punctuation,
     "only one with a number": only_number,
     "only one with a code span": only_code_span,

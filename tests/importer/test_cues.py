@@ -4,6 +4,7 @@ independent review found a guesser scoring 55%: the rules must find that cue aga
 
 from __future__ import annotations
 
+from fractions import Fraction
 from pathlib import Path
 
 import pytest
@@ -14,15 +15,29 @@ from app.importer import cues
 from app.importer.bank import from_records, item_range, report_markdown, subset, with_report
 from app.importer.cues import BankQuestion, expected_hit, rule_scores
 from app.importer.errors import ContentError
+from app.importer.option_tokens import (
+    code_option_faults,
+    option_tokens,
+    token_distance,
+    token_similarity,
+)
 from app.importer.similar import near_duplicates
 from tests.support.paths import DATA_DIR
 
 BEFORE = DATA_DIR / "bank_before_rewrite.yml"
 
 
-def question(*options: str, key: int = 0, prompt: str = "Why does it work?") -> BankQuestion:
+def question(
+    *options: str, key: int = 0, prompt: str = "Why does it work?", code: str = ""
+) -> BankQuestion:
     return BankQuestion(
-        where="deck/01-x#1", deck="deck", topic="t", prompt=prompt, options=options, key=key
+        where="deck/01-x#1",
+        deck="deck",
+        topic="t",
+        prompt=prompt,
+        options=options,
+        key=key,
+        code=code,
     )
 
 
@@ -30,9 +45,106 @@ def test_length_rules_pick_by_rank_and_split_ties() -> None:
     q = question("aaaa", "aaa", "aa", "aaa", key=1)
     assert cues.longest(q) == {0}
     assert cues.second_longest(q) == {1, 3}
+    assert cues.second_shortest(q) == {1, 3}
     assert cues.shortest(q) == {2}
     assert expected_hit(cues.second_longest, q) == 0.5
     assert expected_hit(cues.longest, q) == 0.0
+    spread = question("aaaaa", "aa", "aaaa", "a", key=2)
+    assert cues.second_longest(spread) == {2} and cues.second_shortest(spread) == {1}
+    assert expected_hit(cues.second_shortest, spread) == 0.0
+    two_long = question("aaaa", "aaaa", "aa", "a")
+    assert cues.longest(two_long) == cues.second_longest(two_long) == {0, 1}
+
+
+def test_there_is_a_length_rule_for_every_place_and_together_they_share_one_key() -> None:
+    assert list(cues.length_rank_rules(4)) == [
+        "longest option",
+        "second-longest option",
+        "second-shortest option",
+        "shortest option",
+    ]
+    assert list(cues.length_rank_rules(3)) == [
+        "longest option",
+        "second-longest option",
+        "shortest option",
+    ]
+    assert len(cues.length_rank_rules(5)) == 5 and "third-longest option" in cues.length_rank_rules(
+        5
+    )
+    assert set(cues.length_rank_rules()) <= set(cues.RULES)
+    # Whatever place the key takes, the place rules' expected hits add up to one key.
+    for key in range(4):
+        for q in (
+            question("aaaa", "a", "aaa", "aa", key=key),
+            question("aa", "a", "aa", "a", key=key),
+        ):
+            hits = [expected_hit(rule, q) for rule in cues.length_rank_rules(4).values()]
+            assert sum(hits) == pytest.approx(1.0)
+    middle = question("aaa", "a", "aa", key=2)
+    assert cues.second_longest(middle) == cues.second_shortest(middle) == {2}
+
+
+def test_most_alike_picks_the_key_its_one_part_variants_surround() -> None:
+    shapes = (
+        "torch.Size([2, 3])",
+        "torch.Size([3, 3])",
+        "torch.Size([2, 2])",
+        "torch.Size([2, 3, 1])",
+    )
+    q = question(*shapes, key=0, code="print(x.shape)")
+    assert cues.most_alike(q) == {0} and expected_hit(cues.most_alike, q) == 1.0
+    assert cues.most_alike(question(*shapes, key=0)) is None  # not a code question
+    same_spread = question("1 2", "2 1", "3 4", "4 3", code="print(1, 2)")
+    assert cues.most_alike(same_spread) is None
+    # Distractors that share a misreading with each other draw the guess away from the key.
+    apart = question("5 65", "60 60", "60 65", "65 60", key=0, code="print(a, b)")
+    assert 0 not in (cues.most_alike(apart) or {0})
+
+
+def test_code_options_are_read_as_parts() -> None:
+    assert option_tokens("torch.Size([2, 3])") == [
+        "torch.Size",
+        "(",
+        "[",
+        "2",
+        ",",
+        "3",
+        "]",
+        ")",
+    ]
+    assert option_tokens("tensor([-1.5000, 2e-05]) True") == [
+        "tensor",
+        "(",
+        "[",
+        "-1.5000",
+        ",",
+        "2e-05",
+        "]",
+        ")",
+        "True",
+    ]
+    assert token_distance("torch.Size([2, 3])", "torch.Size([2, 4])") == 1
+    assert token_distance("torch.Size([2, 3])", "torch.Size([3, 2])") == 2
+    assert token_distance("0.5 0.1", "0.5 -0.1") == 1  # a sign is part of its number
+    assert token_distance("x.to(device)", "x.to(device)") == 0
+    assert token_distance("1 2", "1 2 3 4") == 2
+    assert token_similarity("a b c", "a b d") == Fraction(2, 3)
+    assert token_similarity("a", "b") == 0
+
+
+def test_a_distractor_that_is_the_key_with_one_part_changed_is_a_fault() -> None:
+    assert (
+        code_option_faults(("54.0", "18.0", "36.0", "648.0"), 0) == []
+    )  # one part: any other value
+    one_number = code_option_faults(("(4, 4) 2.5", "(4, 4) 0.0", "(2, 2) 0.0", "(4,) nan"), 0)
+    assert len(one_number) == 1 and "option 2" in one_number[0]
+    three = code_option_faults(("True False True", "True True True", "False True False"), 0)
+    assert len(three) == 1 and three[0].startswith("option 2")
+    # One or two parts: any other output differs enough.
+    assert code_option_faults(("5 65", "65 65", "60 65", "5 5"), 0) == []
+    same = code_option_faults(("1 2 3", "3 2 1", "3  2 1"), 0)
+    assert same == ["options 2 and 3 have the same parts"]
+    assert code_option_faults(("1 2 3", "3 2 1", "2 1 3", "RuntimeError"), 0) == []
 
 
 def test_a_rule_that_cannot_single_out_an_option_scores_chance() -> None:
