@@ -42,28 +42,11 @@ def test_no_test_wise_rule_guesses_more_than_40_percent_of_code_questions() -> N
     assert above == {}, f"over the {len(code)} questions that show code"
 
 
-# Code questions whose distractors still change one part of the key, to be rewritten next.
-PENDING_REWRITE = frozenset(
-    {
-        "deep-learning/03-activation-functions#4",
-        "deep-learning/12-loss-functions#4",
-        "deep-learning/16-regularization-strategies#4",
-        "deep-learning/22-normalization-layers-compared#3",
-        "deep-learning/33-choosing-layer-types#3",
-        "pytorch-essentials/05-train-vs-eval-mode#3",
-        "pytorch-essentials/06-dataset-and-dataloader-roles#3",
-        "pytorch-essentials/20-low-latency-deployment#3",
-    }
-)
-
-
 def test_code_distractors_differ_from_the_key_in_more_than_one_part() -> None:
     """app/importer/option_tokens.py defines a part; a distractor that is the key with one
     number or word changed makes the key the option every other one resembles."""
     faults = {q.where: code_option_faults(q.options, q.key) for q in BANK if q.code}
-    assert set(faults) >= PENDING_REWRITE, "a pending question is gone or shows no code"
-    found = {where: f for where, f in faults.items() if f and where not in PENDING_REWRITE}
-    assert found == {}
+    assert {where: f for where, f in faults.items() if f} == {}
 
 
 def test_every_item_of_the_qa_decks_has_four_questions_one_with_code() -> None:
