@@ -41,6 +41,15 @@ def test_a_sentence_ends_outside_code_spans_and_abbreviations() -> None:
     assert first_sentence("No full stop at all") == "No full stop at all"
 
 
+def test_every_correction_says_how_it_was_checked() -> None:
+    unsaid = [
+        f"{c.deck}/{c.number:02d}-{c.slug}.md:{c.line}"
+        for c in load_corrections(CONTENT_DIR)
+        if not c.checked
+    ]
+    assert unsaid == [], "end each correction with a '> *Checked:* ...' paragraph"
+
+
 def test_the_readme_lists_every_correction() -> None:
     readme = (CONTENT_DIR / "README.md").read_text(encoding="utf-8")
     shown = readme.split(README_START, 1)[1].split(README_END, 1)[0].strip()
