@@ -4,16 +4,15 @@ runs, and how well the best test-wise rule of app/importer/cues.py guesses the k
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from app.importer.cues import RULES, BankQuestion, best_rule, rule_scores
-from app.importer.errors import ContentError
 from app.importer.parse import parse_catalogue, parse_item
 from app.importer.questions import QUESTIONS_SUFFIX, parse_questions
+from app.importer.readme_section import with_section
 
 README_START = "<!-- bank-report:start -->"
 README_END = "<!-- bank-report:end -->"
@@ -193,7 +192,4 @@ def report_markdown(questions: Sequence[BankQuestion]) -> str:
 
 def with_report(readme: str, table: str, *, where: str = "content/README.md") -> str:
     """`readme` with the text between the bank-report markers replaced by `table`."""
-    pattern = re.compile(re.escape(README_START) + r".*?" + re.escape(README_END), re.DOTALL)
-    if not pattern.search(readme):
-        raise ContentError(where, 1, f"no {README_START} … {README_END} section to rewrite")
-    return pattern.sub(lambda _: f"{README_START}\n{table}\n{README_END}", readme, count=1)
+    return with_section(readme, table, start=README_START, end=README_END, where=where)

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from app.importer import ContentError
+from app.importer.readme_section import with_section
 
 README_START = "<!-- corrections:start -->"
 README_END = "<!-- corrections:end -->"
@@ -136,7 +136,4 @@ def list_markdown(corrections: list[Correction]) -> str:
 
 def with_list(readme: str, table: str, *, where: str = "content/README.md") -> str:
     """`readme` with the text between the corrections markers replaced by `table`."""
-    pattern = re.compile(re.escape(README_START) + r".*?" + re.escape(README_END), re.DOTALL)
-    if not pattern.search(readme):
-        raise ContentError(where, 1, f"no {README_START} … {README_END} section to rewrite")
-    return pattern.sub(lambda _: f"{README_START}\n{table}\n{README_END}", readme, count=1)
+    return with_section(readme, table, start=README_START, end=README_END, where=where)

@@ -49,27 +49,10 @@ def test_a_check_beside_another_runs_at_a_lower_priority() -> None:
     assert _nice_of_this_thread() == caller  # the caller's own thread is left as it was
 
 
-def test_one_thread_allowed_means_one_check_at_a_time() -> None:
-    checks = PasswordChecks(1)
-    running, most = 0, 0
-    lock = threading.Lock()
-
-    def check() -> None:
-        nonlocal running, most
-        with lock:
-            running += 1
-            most = max(most, running)
-        with lock:
-            running -= 1
-
-    with ThreadPoolExecutor(4) as callers:
-        for future in [callers.submit(checks.run, check) for _ in range(40)]:
-            future.result()
-    assert most == 1
-
-
-def test_no_more_than_the_allowed_checks_run_at_once() -> None:
-    checks = PasswordChecks(2)
+def _most_at_once(checks: PasswordChecks, *, calls: int, wait_for_a_second: float) -> int:
+    """How many of `calls` checks made at once ran together at most. Each waits up to
+    `wait_for_a_second` seconds for a second check to join it, so that two at once happen
+    whenever they are allowed to."""
     running, most = 0, 0
     lock = threading.Lock()
     two_in = threading.Event()
@@ -81,11 +64,19 @@ def test_no_more_than_the_allowed_checks_run_at_once() -> None:
             most = max(most, running)
             if running == 2:
                 two_in.set()
-        two_in.wait(timeout=10)  # the first waits for a second: two at once happen
+        two_in.wait(timeout=wait_for_a_second)
         with lock:
             running -= 1
 
-    with ThreadPoolExecutor(8) as callers:
-        for future in [callers.submit(checks.run, check) for _ in range(8)]:
+    with ThreadPoolExecutor(calls) as callers:
+        for future in [callers.submit(checks.run, check) for _ in range(calls)]:
             future.result()
-    assert two_in.is_set() and most == 2
+    return most
+
+
+def test_one_thread_allowed_means_one_check_at_a_time() -> None:
+    assert _most_at_once(PasswordChecks(1), calls=4, wait_for_a_second=0.2) == 1
+
+
+def test_no_more_than_the_allowed_checks_run_at_once() -> None:
+    assert _most_at_once(PasswordChecks(2), calls=8, wait_for_a_second=10) == 2
