@@ -31,6 +31,7 @@ pytest_plugins = ["tests.support.redis_server"]
 # PostgreSQL, skips them (`.ci/run`): they ran in the first and would show nothing new.
 NO_DATABASE = (
     "tests/grading/",
+    "tests/importer/test_bank_complete.py",
     "tests/importer/test_corrections.py",
     "tests/importer/test_cues.py",
     "tests/importer/test_fidelity.py",
