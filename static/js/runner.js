@@ -99,9 +99,11 @@
     if (!needs.length) return "";
     const variants = variantsOf(figure.dataset.sample);
     const why = `This is the sample as printed: it ${needs.map((r) => NEEDS[r]).join(", and ")}.`;
-    return variants.length
-      ? `${why} Sample ${variants.join(", ")} below is a variant that runs here; you can still run this one and see what happens.`
-      : why;
+    if (!variants.length) return why;
+    const which = variants.length === 1
+      ? `Sample ${variants[0]} below is a variant that runs`
+      : `Samples ${variants.slice(0, -1).join(", ")} and ${variants[variants.length - 1]} below are variants that run`;
+    return `${why} ${which} here; you can still run this one and see what happens.`;
   }
 
   function setUp(figure) {

@@ -87,12 +87,17 @@ def test_sample_that_cannot_run_here_says_why_and_points_to_its_variant(page: Pa
     original = page.locator("figure.sample").nth(0)
     expect(original.locator(".run-note")).to_contain_text("downloads weights or data")
     expect(original.locator(".run-note")).to_contain_text(
-        re.compile(r"Sample 2 below is a variant")
+        re.compile(r"Samples 2 and 3 below are variants that run here")
     )
     variant = page.locator("figure.sample").nth(1)
     expect(variant.locator(".run-note")).to_contain_text("variant of sample 1")
     variant.get_by_role("button", name="Run").click()
     expect(variant.locator(".verdict")).to_have_text("Finished", timeout=60_000)
+    # One variant is named alone.
+    page.goto("/items/saving-and-loading-models")
+    expect(page.locator("figure.sample").first.locator(".run-note")).to_contain_text(
+        re.compile(r"Sample 2 below is a variant that runs here")
+    )
     screenshot(page, "run-variant")
 
 
