@@ -70,7 +70,7 @@
     cuda: "needs a CUDA GPU" + (backends.includes("cuda") ? "" : ", which this server does not have"),
     network: "downloads weights or data, and runs here have no network",
     incomplete: "uses names it never defines",
-    broken: "raises an error as printed",
+    broken: "raises an error because of a bug in its code",
     long: "runs for minutes on a CPU",
   };
   const VERDICTS = {
