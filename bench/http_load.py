@@ -40,6 +40,9 @@ PAGES = [
     ("filtered list", "/items?deck=deep-learning&difficulty=intermediate"),
     ("search (htmx fragment)", "/items?q=gradient"),
     ("JSON item", "/api/items/batch-normalization"),
+    ("exercise list", "/exercises"),
+    ("exercise search (htmx fragment)", "/exercises?q=attention&difficulty=medium"),
+    ("exercise page", "/exercises/multi-head-attention"),
 ]
 BENCH_USER = ("bench-reader", "a bench reader's long passphrase")
 

@@ -46,6 +46,24 @@ def _exercises(connection: Connection) -> list[Exercise]:
     return list(Session(bind=connection).exec(statement))
 
 
+# What the list needs of each exercise: not its statement's HTML, starter or suite record,
+# which the page would otherwise read for every exercise on every request.
+_LISTED = (
+    col(Exercise.slug),
+    col(Exercise.title),
+    col(Exercise.topic_slug),
+    col(Exercise.difficulty),
+    col(Exercise.items),
+    col(Exercise.entry_point),
+)
+MAX_QUERY_LENGTH = 200
+
+
+def search_terms(query: str | None) -> list[str]:
+    """The words of a search, lower-cased; empty when there is nothing to search for."""
+    return (query or "").casefold().split()
+
+
 def statuses(connection: Connection, learner_id: int | None) -> dict[str, str]:
     """slug → status (exercise_status.STATUSES) for the exercises the learner has touched."""
     return exercise_status.statuses(connection, learner_id)
@@ -58,28 +76,46 @@ def listing(
     topic: str | None = None,
     difficulty: str | None = None,
     status: str | None = None,
+    query: str | None = None,
 ) -> list[ExerciseRow]:
-    """Every exercise in the set's order, narrowed by the filters given."""
+    """Every exercise in the set's order, narrowed by the filters given. A search keeps the
+    exercises whose title, statement or function name holds every word of `query`, those
+    with every word in the title first."""
+    terms = search_terms(query)
+    columns = _LISTED + ((col(Exercise.statement_markdown),) if terms else ())
+    found = connection.execute(
+        core_select(*columns).order_by(col(Exercise.position))
+    ).all()  # fmt: skip
     standing = statuses(connection, learner_id)
-    rows = [
-        ExerciseRow(
-            slug=e.slug,
-            title=e.title,
-            topic=e.topic_slug,
-            difficulty=e.difficulty,
-            items=e.item_list,
-            entry_point=e.entry_point,
-            status=standing.get(e.slug, "new"),
+    in_title: list[ExerciseRow] = []
+    elsewhere: list[ExerciseRow] = []
+    for found_row in found:
+        slug, title, topic_slug, level, items, entry_point = found_row[:6]
+        if (topic is not None and topic_slug != topic) or (
+            difficulty is not None and level != difficulty
+        ):
+            continue
+        row = ExerciseRow(
+            slug=slug,
+            title=title,
+            topic=topic_slug,
+            difficulty=level,
+            items=[s for s in items.split(",") if s],
+            entry_point=entry_point,
+            status=standing.get(slug, "new"),
         )
-        for e in _exercises(connection)
-    ]
-    return [
-        r
-        for r in rows
-        if (topic is None or r.topic == topic)
-        and (difficulty is None or r.difficulty == difficulty)
-        and (status is None or r.status == status)
-    ]
+        if status is not None and row.status != status:
+            continue
+        if not terms:
+            in_title.append(row)
+            continue
+        heading = title.casefold()
+        text = f"{heading} {entry_point.casefold()} {found_row[6].casefold()}"
+        if all(t in heading for t in terms):
+            in_title.append(row)
+        elif all(t in text for t in terms):
+            elsewhere.append(row)
+    return in_title + elsewhere
 
 
 def one(connection: Connection, slug: str) -> Exercise:

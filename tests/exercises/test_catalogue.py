@@ -50,6 +50,53 @@ def test_the_list_filters_by_topic_difficulty_and_status(client: TestClient) -> 
     assert client.get("/api/exercises", params={"difficulty": "trivial"}).status_code == 422
 
 
+def test_a_search_finds_words_in_titles_and_statements_title_matches_first(
+    client: TestClient,
+) -> None:
+    """Every word must be found; a word of the statement finds an exercise whose title lacks
+    it, listed after those that have every word in their title."""
+
+    def searched(slug: str) -> str:
+        shown = client.get(f"/api/exercises/{slug}").json()
+        return " ".join((shown["title"], shown["entry_point"], shown["statement_markdown"]))
+
+    found = client.get("/api/exercises", params={"q": "Softmax"}).json()
+    slugs = [e["slug"] for e in found]
+    assert SLUG in slugs
+    titled = [e for e in found if "softmax" in e["title"].casefold()]
+    assert found[: len(titled)] == titled
+    # "overflow" is in stable-softmax's statement and title; "log-softmax" narrows further.
+    both = client.get("/api/exercises", params={"q": "overflow  LOG-SOFTMAX"}).json()
+    assert SLUG in {e["slug"] for e in both}
+    for e in both:
+        text = searched(e["slug"]).casefold()
+        assert "overflow" in text and "log-softmax" in text
+    assert len(both) < len(found) or len(found) == 1
+    # A word only in a statement (not in the title) still finds it.
+    body_only = "generator"
+    hits = {e["slug"] for e in client.get("/api/exercises", params={"q": body_only}).json()}
+    assert "inverted-dropout" in hits
+    assert "generator" not in client.get("/api/exercises/inverted-dropout").json()["title"]
+    assert client.get("/api/exercises", params={"q": "zzz-no-such-word"}).json() == []
+    narrowed = client.get("/api/exercises", params={"q": "softmax", "difficulty": "hard"}).json()
+    assert all(e["difficulty"] == "hard" for e in narrowed)
+    assert client.get("/api/exercises", params={"q": "x" * 201}).status_code == 422
+
+
+def test_the_page_searches_and_says_when_nothing_matches(client: TestClient) -> None:
+    page = client.get("/exercises", params={"q": "softmax"})
+    assert page.status_code == 200
+    assert f'href="/exercises/{SLUG}"' in page.text
+    assert 'value="softmax"' in page.text and "Clear search and filters" in page.text
+    empty = client.get("/exercises", params={"q": "zzz-no-such-word", "difficulty": "easy"})
+    assert "No exercise matches “zzz-no-such-word” with these filters." in empty.text
+    fragment = client.get("/exercises", params={"q": "dropout"}, headers={"HX-Request": "true"})
+    assert fragment.text.lstrip().startswith("{#") is False
+    assert 'id="results"' in fragment.text and "inverted-dropout" in fragment.text
+    assert "<html" not in fragment.text
+    assert client.get("/exercises", params={"q": "y" * 201}).status_code == 422
+
+
 def test_one_exercise_never_shows_the_reference_hidden_tests_or_mutants(
     client: TestClient,
 ) -> None:

@@ -59,8 +59,10 @@ def exercise_list(
     topic: Filter = None,
     difficulty: Filter = None,
     status: Filter = None,
+    q: Annotated[str | None, Query(max_length=exercises.MAX_QUERY_LENGTH)] = None,
 ) -> HTMLResponse:
-    """Every exercise, narrowed by topic, difficulty and the learner's status on it."""
+    """Every exercise, narrowed by topic, difficulty and the learner's status on it, and by
+    a search of titles and statements."""
     with engine.connect() as connection:
         catalogue = content_cache.snapshot(connection).catalogue
         chosen = {
@@ -68,11 +70,13 @@ def exercise_list(
             "difficulty": _choice(difficulty, DIFFICULTIES, "Difficulty"),
             "status": _choice(status, tuple(STATUS_LABELS), "Status"),
         }
-        rows = exercises.listing(connection, _learner_id(learner), **chosen)
+        query = " ".join(exercises.search_terms(q))
+        rows = exercises.listing(connection, _learner_id(learner), **chosen, query=query)
     context = {
         "catalogue": catalogue,
         "rows": rows,
         "chosen": chosen,
+        "query": (q or "").strip(),
         "difficulties": DIFFICULTIES,
         "status_labels": STATUS_LABELS,
     }

@@ -70,13 +70,26 @@ def list_exercises(
     topic: Topic = None,
     difficulty: Literal["easy", "medium", "hard"] | None = None,
     status: ExerciseStatus | None = None,
+    q: Annotated[
+        str | None,
+        Query(
+            max_length=catalogue.MAX_QUERY_LENGTH,
+            description="Words that the title, the statement or the function name must all hold.",
+        ),
+    ] = None,
 ) -> list[ExerciseSummary]:
     """Every exercise in the set's order, with the asker's status on each (solved once a
     Submit passed every test; solved-with-hints or solved-after-reveal when a hint or the
-    solution was shown before that), narrowed by the filters given."""
+    solution was shown before that), narrowed by the filters given; a search lists the
+    exercises with every word in the title first."""
     with engine.connect() as connection:
         rows = catalogue.listing(
-            connection, scope.learner_id, topic=topic, difficulty=difficulty, status=status
+            connection,
+            scope.learner_id,
+            topic=topic,
+            difficulty=difficulty,
+            status=status,
+            query=q,
         )
     return [ExerciseSummary.of(r) for r in rows]
 
