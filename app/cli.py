@@ -19,7 +19,14 @@ from app.agent import cli as agent_cli
 from app.db import make_engine
 from app.domain import DomainError
 from app.exercises import stats as exercise_stats
-from app.importer import ContentError, bank, corrections, import_content, similar
+from app.importer import (
+    ContentError,
+    bank,
+    corrections,
+    exercise_coverage,
+    import_content,
+    similar,
+)
 from app.importer.similar import near_duplicates
 from app.serve import serve
 from app.settings import Settings
@@ -57,6 +64,16 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="rewrite the marked list in the content folder's README.md",
     )
+    covering = sub.add_parser(
+        "exercise-coverage",
+        help="list the exercises each Q&A item has, and why an item has none",
+    )
+    covering.add_argument("--content", type=Path, help="content folder (default: CONTENT_DIR)")
+    covering.add_argument(
+        "--write-readme",
+        action="store_true",
+        help="rewrite the marked table in the content folder's README.md",
+    )
     sub.add_parser(
         "exercise-stats",
         help="each exercise's solve rate, attempts, time, hints, reveals and flaky-test flag",
@@ -90,6 +107,8 @@ def main(argv: list[str] | None = None) -> int:
         return _bank_report(content, deck=args.deck, items=args.items, write=args.write_readme)
     if args.command == "corrections":
         return _corrections(args.content or settings.content_dir, write=args.write_readme)
+    if args.command == "exercise-coverage":
+        return _coverage(args.content or settings.content_dir, write=args.write_readme)
     if args.command == "serve":
         serve(settings, reload=args.reload, workers=args.workers)
         return 0
@@ -127,6 +146,28 @@ def _corrections(content_dir: Path, *, write: bool) -> int:
             readme.write_text(updated, encoding="utf-8")
     print(listed)
     return 0
+
+
+def _coverage(content_dir: Path, *, write: bool) -> int:
+    try:
+        found = exercise_coverage.load_coverage(content_dir)
+        wrong = exercise_coverage.problems(
+            found, exercise_coverage.read_without(content_dir / exercise_coverage.WITHOUT_FILE)
+        )
+        table = exercise_coverage.table_markdown(found)
+        if write:
+            readme = content_dir / "README.md"
+            text = readme.read_text(encoding="utf-8")
+            updated = exercise_coverage.with_table(text, table)
+            if updated != text:
+                readme.write_text(updated, encoding="utf-8")
+    except ContentError as exc:
+        print(f"exercise coverage stopped: {exc}", file=sys.stderr)
+        return 1
+    print(table)
+    for problem in wrong:
+        print(f"not covered: {problem}", file=sys.stderr)
+    return 1 if wrong else 0
 
 
 def _bank_report(

@@ -9,6 +9,7 @@ from sqlalchemy import Connection
 from app.deps import app_state, identify_for_page_then
 from app.domain import Identity
 from app.exercises import status
+from app.importer.exercise_coverage import nothing_to_write
 from app.reader.visits import OpenedItem, open_item
 from app.web.identity import bearer_scheme
 from app.web.routing import NamedRoute
@@ -42,6 +43,11 @@ async def item_detail(request: Request) -> HTMLResponse:
     opened = await identify_for_page_then(request, credentials, reading)
     context = {
         "exercises": opened.exercises,
+        # Why an item has no exercise (content/items_without_exercises.yml); asked only
+        # of an item without one.
+        "nothing_to_write": None
+        if opened.exercises
+        else nothing_to_write(state.settings.content_dir, opened.page.item.slug),
         "exercise_statuses": opened.exercise_statuses,
         "exercise_labels": status.LABELS,
         "page": opened.page,
