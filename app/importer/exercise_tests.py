@@ -28,10 +28,7 @@ KINDS: dict[str, tuple[str, bool]] = {
 
 def visible_tests(source: str, path: str) -> list[dict[str, str]]:
     """[{name, category, description}] of the visible tests, in declaration order."""
-    try:
-        tree = ast.parse(source)
-    except SyntaxError as exc:
-        raise ContentError(path, exc.lineno or 1, f"does not parse: {exc.msg}") from None
+    tree = _declarations_tree(source, path)
     listing = next(
         (
             node.value
@@ -44,6 +41,25 @@ def visible_tests(source: str, path: str) -> list[dict[str, str]]:
     if not isinstance(listing, ast.List) or not listing.elts:
         raise ContentError(path, 1, "DECLARATIONS must be a literal, non-empty list")
     return [t for t in (_declared(call, path) for call in listing.elts) if t is not None]
+
+
+def _declarations_tree(source: str, path: str) -> ast.Module:
+    """The tree of the file from its `DECLARATIONS =` line on, which ends the file as a rule:
+    parsing the helpers above it too was half of what an exercise cost at start-up
+    (bench/exercise_import.py). The whole file when that part does not stand alone."""
+    start = source.find("\nDECLARATIONS")
+    if start >= 0:
+        offset = source.count("\n", 0, start + 1)
+        try:
+            tree = ast.parse(source[start + 1 :])
+        except SyntaxError:
+            pass
+        else:
+            return ast.increment_lineno(tree, offset)
+    try:
+        return ast.parse(source)
+    except SyntaxError as exc:
+        raise ContentError(path, exc.lineno or 1, f"does not parse: {exc.msg}") from None
 
 
 def _declared(node: ast.expr, path: str) -> dict[str, str] | None:

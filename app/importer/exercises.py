@@ -35,6 +35,13 @@ MUTATION_FILE = "mutation.json"
 SUITE_KEY = "suite"
 MAX_FOLLOWUPS = 3
 KEY_POINTS_RANGE = (2, 6)  # as a prompt's key points: enough to grade, few enough to tick
+# libyaml's parser where PyYAML was built with it: the pure-Python one was half of what the
+# exercises cost at start-up (bench/exercise_import.py).
+_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+def _yaml(text: str) -> Any:
+    return yaml.load(text, Loader=_LOADER)
 
 
 def exercise_folders(content_dir: Path) -> list[Path]:
@@ -86,7 +93,7 @@ def _set_order(
     title, as a learner scans the list. A folder whose metadata is broken sorts last; the
     import refuses it with its reason below."""
     try:
-        meta = yaml.safe_load(texts["exercise.yml"]) or {}
+        meta = _yaml(texts["exercise.yml"]) or {}
         rank = topic_rank.get(str(meta.get("topic")), len(topic_rank))
         level = (
             DIFFICULTIES.index(meta["difficulty"]) if meta.get("difficulty") in DIFFICULTIES else 3
@@ -141,7 +148,7 @@ def _fields(
 ) -> dict[str, Any]:
     where = _rel(folder, "exercise.yml")
     try:
-        meta: Any = yaml.safe_load(texts["exercise.yml"])
+        meta: Any = _yaml(texts["exercise.yml"])
     except yaml.YAMLError as exc:
         raise ContentError(where, 1, f"YAML does not parse: {exc}") from None
     if not isinstance(meta, dict):
@@ -191,7 +198,7 @@ def _followups(folder: Path, text: str | None) -> list[dict[str, Any]]:
         return []
     where = _rel(folder, FOLLOWUPS_FILE)
     try:
-        data: Any = yaml.safe_load(text)
+        data: Any = _yaml(text)
     except yaml.YAMLError as exc:
         raise ContentError(where, 1, f"YAML does not parse: {exc}") from None
     entries = data.get("followups") if isinstance(data, dict) else None
