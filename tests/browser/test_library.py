@@ -241,3 +241,27 @@ def test_a_page_without_code_loads_no_editor(page: Page) -> None:
     page.goto("/items/pytorch-vs-tensorflow")  # an item with no code sample
     page.wait_for_load_state("networkidle")
     assert not [url for url in scripts if "codemirror" in url]
+
+
+def test_the_exercise_list_searches_as_you_type_within_its_filters(page: Page) -> None:
+    page.goto("/exercises")
+    rows = page.locator("#results .item-row")
+    expect(rows.first).to_be_visible()
+    every = rows.count()
+    page.locator("#q").press_sequentially("softm", delay=150)
+    expect(page).to_have_url(re.compile(r"q=softm"))
+    expect(rows.first).to_contain_text("Softmax")
+    assert rows.count() < every
+    expect(page.locator("#results-count")).to_contain_text("matching “softm”")
+    page.locator("#difficulty").select_option("hard")  # the search stays as the filter changes
+    expect(page).to_have_url(re.compile(r"difficulty=hard"))
+    expect(page).to_have_url(re.compile(r"q=softm"))
+    for text in rows.all_inner_texts():
+        assert "Hard" in text
+    page.locator("#q").fill("zzzqqqxxx")
+    expect(page.locator(".empty-state")).to_contain_text(
+        "No exercise matches “zzzqqqxxx” with these filters."
+    )
+    screenshot(page, "exercise-search-empty")
+    page.get_by_role("link", name="Show every exercise").click()
+    expect(rows).to_have_count(every)
