@@ -31,8 +31,12 @@ def gradient_penalty(params, real, fake, alpha, weight=10.0):
 
 if __name__ == "__main__":
     torch.manual_seed(0)
-    params = {"w1": torch.randn(5, 3, requires_grad=True), "b1": torch.zeros(5),
-              "w2": torch.randn(5), "b2": torch.tensor(0.0)}
+    params = {
+        "w1": torch.randn(5, 3, requires_grad=True),
+        "b1": torch.zeros(5),
+        "w2": torch.randn(5),
+        "b2": torch.tensor(0.0),
+    }
     gp = gradient_penalty(params, torch.randn(4, 3), torch.randn(4, 3), torch.rand(4))
     gp.backward()
     assert params["w1"].grad is not None and params["w1"].grad.abs().sum() > 0
