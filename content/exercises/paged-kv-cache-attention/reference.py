@@ -1,0 +1,36 @@
+import math
+
+import torch
+
+
+def paged_attention(q, k_cache, v_cache, block_tables, seq_lens):
+    batch, heads, dim = q.shape
+    block_size, kv_heads = k_cache.shape[1], k_cache.shape[2]
+    longest = int(seq_lens.max())
+
+    # Logical token i of each sequence, and whether it exists (i < seq_len).
+    pos = torch.arange(longest, device=q.device)
+    valid = pos[None, :] < seq_lens[:, None]  # (B, L)
+
+    # Physical block of each token, whole blocks at a time as a kernel reads them. Entries
+    # of the table past a sequence's last block are padding (-1, or anything): they are
+    # replaced by block 0 before indexing, and the tokens they give are masked out below.
+    logical = (pos // block_size).expand(batch, longest)
+    owned = logical < ((seq_lens + block_size - 1) // block_size)[:, None]
+    blocks = torch.where(owned, block_tables.gather(1, logical), 0)
+    slots = (pos % block_size).expand(batch, longest)
+    keys = k_cache[blocks, slots]  # (B, L, Hkv, D)
+    vals = v_cache[blocks, slots]
+
+    # Grouped-query attention: query head h reads kv head h // (H // Hkv).
+    group = heads // kv_heads
+    keys = keys.repeat_interleave(group, dim=2)
+    vals = vals.repeat_interleave(group, dim=2)
+
+    scores = torch.einsum("bhd,blhd->bhl", q, keys) / math.sqrt(dim)
+    scores = scores.masked_fill(~valid[:, None, :], float("-inf"))
+    probs = scores.softmax(dim=-1)
+    # The tail of a sequence's last block may hold NaN or inf: a zero weight times NaN is
+    # still NaN, so the values themselves are zeroed, not only their weights.
+    vals = vals.masked_fill(~valid[:, :, None, None], 0.0)
+    return torch.einsum("bhl,blhd->bhd", probs, vals)
