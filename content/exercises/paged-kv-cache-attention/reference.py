@@ -34,3 +34,17 @@ def paged_attention(q, k_cache, v_cache, block_tables, seq_lens):
     # still NaN, so the values themselves are zeroed, not only their weights.
     vals = vals.masked_fill(~valid[:, :, None, None], 0.0)
     return torch.einsum("bhl,blhd->bhd", probs, vals)
+
+
+def append_slots(block_tables, seq_lens, free_blocks, block_size):
+    # The new token of sequence b is its token number seq_lens[b].
+    pos = seq_lens
+    logical = pos // block_size
+    # A sequence whose last block is full (or that has none yet) needs a fresh block; they
+    # take the free list's blocks from the front, in batch order.
+    needs = pos % block_size == 0
+    rows = needs.nonzero().squeeze(1)
+    tables = block_tables.clone()  # the caller's table is left as it was
+    tables[rows, logical[rows]] = free_blocks[: rows.numel()]
+    physical = tables.gather(1, logical[:, None]).squeeze(1)
+    return tables, physical * block_size + pos % block_size

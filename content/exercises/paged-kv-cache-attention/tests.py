@@ -11,12 +11,13 @@ from sandbox.grading import (
     performance,
     prop,
     shapes,
+    trajectory,
     values,
 )
 
 
 def problem(d, *, gqa=True, share=False, junk=False, boundary=False, lens=None, block=None,
-            high=40, spare=None):  # fmt: skip
+            high=40, spare=None, room=None):  # fmt: skip
     """A batch of sequences in a paged cache: the blocks of each sequence at drawn physical
     places, padding entries in the tables, spare blocks nobody uses.
 
@@ -44,7 +45,7 @@ def problem(d, *, gqa=True, share=False, junk=False, boundary=False, lens=None, 
     places = d.permutation(num_blocks)
     prefix = places[:shared]
     free = places[shared:]
-    max_blocks = max(counts) + d.integer(0, 2)
+    max_blocks = max(counts) + (d.integer(0, 2) if room is None else room)
     tables = torch.full((batch, max_blocks), -1, dtype=torch.int64)
     for b, c in enumerate(counts):
         own = [free.pop() for _ in range(c - shared)]
@@ -146,6 +147,85 @@ def two_blocks(d):
     return problem(d, lens=lens, block=4, spare=0, share=True, junk=True)
 
 
+def growing(d, *, steps=None, zero=False):
+    """A paged batch with room to grow (free blocks and table columns for every step), its
+    free list in a drawn order, and the queries and new keys and values of each step."""
+    block_size = d.choice((2, 3, 4))
+    steps = steps or d.integer(1, 7)
+    batch = d.size(1, 4)
+    lens = d.integers((batch,), 0 if zero else 1, 14)
+    if zero:
+        lens[d.integer(0, batch - 1)] = 0  # a sequence with no token yet
+    grow = steps // block_size + 1
+    c = problem(d, lens=lens, block=block_size, spare=batch * grow, room=grow, junk=True,
+                share=bool(d.integer(0, 1)))  # fmt: skip
+    q, k_cache, v_cache, tables, lens = c.args
+    taken = {int(tables[b, j]) for b, n in enumerate(lens.tolist())
+             for j in range((n + block_size - 1) // block_size)}  # fmt: skip
+    free = [blk for blk in d.permutation(k_cache.shape[0]) if blk not in taken]
+    kv_heads, dim = k_cache.shape[2], k_cache.shape[3]
+    return case(tables, lens, torch.tensor(free, dtype=torch.int64), block_size, data={
+        "caches": (k_cache, v_cache),
+        "q": d.tensor((steps, batch, q.shape[1], dim)),
+        "k": d.tensor((steps, batch, kv_heads, dim)),
+        "v": d.tensor((steps, batch, kv_heads, dim)),
+    })  # fmt: skip
+
+
+def decode(sol, c):
+    """Each step: the learner's append_slots says where the new keys and values go, the
+    test writes them there, and the learner's paged_attention attends with the new lengths."""
+    tables, lens, free, block_size = c.args
+    k_cache, v_cache = (t.clone() for t in c.data["caches"])
+    flat_k = k_cache.view(-1, *k_cache.shape[2:])
+    flat_v = v_cache.view(-1, *v_cache.shape[2:])
+    outs = []
+    for t in range(c.data["q"].shape[0]):
+        answer = sol.call("append_slots", tables, lens, free, block_size)
+        if not isinstance(answer, (tuple, list)) or len(answer) != 2:
+            fail("append_slots should return (new_tables, slot_mapping)")
+        tables = shaped(answer[0], tables.shape, "new_tables")
+        slots = shaped(answer[1], lens.shape, "slot_mapping")
+        if slots.dtype != torch.int64 or bool(((slots < 0) | (slots >= len(flat_k))).any()):
+            fail(f"slot_mapping should hold int64 slots in 0 .. {len(flat_k) - 1}, got {slots}")
+        flat_k[slots] = c.data["k"][t]
+        flat_v[slots] = c.data["v"][t]
+        free = free[int((lens % block_size == 0).sum()) :]
+        lens = lens + 1
+        outs.append(sol.call("paged_attention", c.data["q"][t], k_cache, v_cache, tables, lens))
+    return outs
+
+
+def attend(q, keys, vals):
+    """q (H, D) over keys and values (n, Hkv, D), float64."""
+    heads, dim = q.shape
+    group = heads // keys.shape[1]
+    k = keys.repeat_interleave(group, dim=1).transpose(0, 1)  # (H, n, D)
+    v = vals.repeat_interleave(group, dim=1).transpose(0, 1)
+    w = torch.softmax((k @ q.to(torch.float64)[:, :, None])[..., 0] / math.sqrt(dim), dim=1)
+    return (w[:, None, :] @ v)[:, 0]
+
+
+def decode_dense(c):
+    """Trusted: each sequence's history (its tokens in the cache, then the new ones) as a
+    plain list, attended densely."""
+    tables, lens = c.args[:2]
+    k_cache, v_cache = c.data["caches"]
+    first = case(c.data["q"][0], k_cache, v_cache, tables, lens.clamp(min=1))
+    history = [(keys[:n], vals[:n]) for (keys, vals), n in zip(gather(first), lens.tolist(),
+                                                               strict=True)]  # fmt: skip
+    outs = []
+    for t in range(c.data["q"].shape[0]):
+        step = []
+        for b, (keys, vals) in enumerate(history):
+            keys = torch.cat([keys, c.data["k"][t, b, None].to(torch.float64)])
+            vals = torch.cat([vals, c.data["v"][t, b, None].to(torch.float64)])
+            history[b] = (keys, vals)
+            step.append(attend(c.data["q"][t, b], keys, vals))
+        outs.append(torch.stack(step).to(c.data["q"].dtype))
+    return outs
+
+
 def timing_case(d):
     """8 sequences of 100 to 256 tokens, 16-token blocks, 8 query heads over 2 kv heads of
     64 features."""
@@ -223,6 +303,29 @@ DECLARATIONS = [
         cases=2,
     ),
     edge("a cache of two blocks", "paged_attention", two_blocks, expect=dense, cases=2),
+    values(
+        "append_slots",
+        "append_slots",
+        growing,
+        visible=True,
+        cases=4,
+        description="a batch in a paged cache and its free list",
+    ),
+    edge(
+        "append_slots for a sequence with no token yet",
+        "append_slots",
+        lambda d: growing(d, zero=True),
+        cases=2,
+    ),
+    trajectory(
+        "decoding steps: append_slots then paged_attention",
+        decode,
+        growing,
+        expect=decode_dense,
+        cases=4,
+        dtypes=("float32", "float64"),
+        description="the new keys and values written at your slots, then attention",
+    ),
     nontrivial("the output is not zero", "paged_attention", problem),
     performance(
         "time against the reference",

@@ -3,7 +3,7 @@ import math
 
 import torch
 
-__all__ = ["paged_attention"]
+__all__ = ["append_slots", "paged_attention"]
 
 
 def _slot_indices(block_tables, seq_lens, block_size):
@@ -29,3 +29,17 @@ def paged_attention(q, k_cache, v_cache, block_tables, seq_lens):
     scores = torch.where(mask[:, None, None, :], scores, torch.tensor(float("-inf"), dtype=q.dtype))
     out = torch.einsum("bkgl,blkd->bkgd", torch.softmax(scores, dim=-1), v)
     return out.reshape(batch, heads, dim)
+
+
+def append_slots(block_tables, seq_lens, free_blocks, block_size):
+    logical = seq_lens // block_size
+    offset = seq_lens % block_size
+    fresh = offset == 0
+    # The k-th sequence needing a block (in batch order) takes free_blocks[k].
+    rank = torch.cumsum(fresh.long(), dim=0) - 1
+    current = block_tables.gather(1, logical.unsqueeze(1)).squeeze(1)
+    if bool(fresh.any()):
+        handed = free_blocks[rank.clamp(min=0).clamp(max=free_blocks.numel() - 1)]
+        current = torch.where(fresh, handed, current)
+    tables = block_tables.scatter(1, logical.unsqueeze(1), current.unsqueeze(1))
+    return tables, current * block_size + offset

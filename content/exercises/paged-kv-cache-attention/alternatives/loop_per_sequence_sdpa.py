@@ -17,3 +17,16 @@ def paged_attention(q, k_cache, v_cache, block_tables, seq_lens):
         out = F.scaled_dot_product_attention(q[b][:, None, :], k, v)  # (H, 1, D)
         outs.append(out[:, 0])
     return torch.stack(outs)
+
+
+def append_slots(block_tables, seq_lens, free_blocks, block_size):
+    tables = block_tables.clone()
+    slots = torch.empty_like(seq_lens)
+    next_free = 0
+    for b in range(seq_lens.shape[0]):
+        n = int(seq_lens[b])
+        if n % block_size == 0:  # last block full, or no block yet
+            tables[b, n // block_size] = free_blocks[next_free]
+            next_free += 1
+        slots[b] = tables[b, n // block_size] * block_size + n % block_size
+    return tables, slots

@@ -31,6 +31,19 @@ def paged_attention(q, k_cache, v_cache, block_tables, seq_lens):
     return out.to(q.dtype)
 
 
+def append_slots(block_tables, seq_lens, free_blocks, block_size):
+    """Plain Python lists: a free-list pointer, one sequence after another."""
+    rows = block_tables.tolist()
+    free = iter(free_blocks.tolist())
+    slot_list = []
+    for row, n in zip(rows, seq_lens.tolist(), strict=True):
+        block_index, offset = divmod(n, block_size)
+        if offset == 0:
+            row[block_index] = next(free)
+        slot_list.append(row[block_index] * block_size + offset)
+    return torch.tensor(rows, dtype=torch.int64), torch.tensor(slot_list, dtype=torch.int64)
+
+
 if __name__ == "__main__":
     kc = torch.randn(4, 2, 1, 3)
     print(paged_attention(torch.randn(1, 2, 3), kc, kc, torch.tensor([[3, 1]]), torch.tensor([3])))
