@@ -19,21 +19,21 @@ def paged_attention(q, k_cache, v_cache, block_tables, seq_lens):
     owned = logical < ((seq_lens + block_size - 1) // block_size)[:, None]
     blocks = torch.where(owned, block_tables.gather(1, logical), 0)
     slots = (pos % block_size).expand(batch, longest)
-    keys = k_cache[blocks, slots]  # (B, L, Hkv, D)
-    vals = v_cache[blocks, slots]
 
-    # Grouped-query attention: query head h reads kv head h // (H // Hkv).
-    group = heads // kv_heads
-    keys = keys.repeat_interleave(group, dim=2)
-    vals = vals.repeat_interleave(group, dim=2)
+    # (B, Hkv, L, D): each sequence's keys and values in logical order. The tail of a
+    # sequence's last block may hold NaN or inf: a zero weight times NaN is still NaN, so the
+    # values themselves are zeroed, not only their weights.
+    keys = k_cache[blocks, slots].transpose(1, 2)
+    vals = v_cache[blocks, slots].transpose(1, 2)
+    vals = vals.masked_fill(~valid[:, None, :, None], 0.0)
 
-    scores = torch.einsum("bhd,blhd->bhl", q, keys) / math.sqrt(dim)
-    scores = scores.masked_fill(~valid[:, None, :], float("-inf"))
-    probs = scores.softmax(dim=-1)
-    # The tail of a sequence's last block may hold NaN or inf: a zero weight times NaN is
-    # still NaN, so the values themselves are zeroed, not only their weights.
-    vals = vals.masked_fill(~valid[:, :, None, None], 0.0)
-    return torch.einsum("bhl,blhd->bhd", probs, vals)
+    # Grouped-query attention: query heads g * group .. (g + 1) * group - 1 share kv head g.
+    # Viewed as (B, Hkv, group, D), one matmul serves a whole group without copying the keys.
+    grouped = q.reshape(batch, kv_heads, heads // kv_heads, dim)
+    scores = grouped @ keys.transpose(2, 3) / math.sqrt(dim)  # (B, Hkv, group, L)
+    scores = scores.masked_fill(~valid[:, None, None, :], float("-inf"))
+    out = scores.softmax(dim=-1) @ vals  # (B, Hkv, group, D)
+    return out.reshape(batch, heads, dim)
 
 
 def append_slots(block_tables, seq_lens, free_blocks, block_size):

@@ -17,7 +17,7 @@ from sandbox.grading import (
 
 
 def problem(d, *, gqa=True, share=False, junk=False, boundary=False, lens=None, block=None,
-            high=40, spare=None, room=None):  # fmt: skip
+            high=40, spare=None, room=None, fixed=None):  # fmt: skip
     """A batch of sequences in a paged cache: the blocks of each sequence at drawn physical
     places, padding entries in the tables, spare blocks nobody uses.
 
@@ -29,6 +29,8 @@ def problem(d, *, gqa=True, share=False, junk=False, boundary=False, lens=None, 
     kv_heads = d.choice((1, 2)) if gqa else d.choice((1, 2, 3))
     heads = kv_heads * (d.choice((1, 2, 3)) if gqa else 1)
     dim = d.size(1, 10)
+    if fixed:
+        kv_heads, heads, dim = fixed
     if lens is None:
         lens = d.integers((batch,), 1, high + 1)
         if boundary:
@@ -227,10 +229,10 @@ def decode_dense(c):
 
 
 def timing_case(d):
-    """8 sequences of 100 to 256 tokens, 16-token blocks, 8 query heads over 2 kv heads of
+    """8 sequences of 48 to 128 tokens, 16-token blocks, 8 query heads over 2 kv heads of
     64 features."""
-    lens = d.integers((8,), 100, 257)
-    return problem(d, lens=lens, block=16)
+    lens = d.integers((8,), 48, 129)
+    return problem(d, lens=lens, block=16, fixed=(2, 8, 64))
 
 
 DECLARATIONS = [
@@ -332,7 +334,7 @@ DECLARATIONS = [
         "paged_attention",
         timing_case,
         calls=4,
-        description="8 sequences of 100 to 256 tokens in 16-token blocks, 8 query "
+        description="8 sequences of 48 to 128 tokens in 16-token blocks, 8 query "
         "heads over 2 kv heads; reported with its spread, not graded in this "
         "exercise",
     ),

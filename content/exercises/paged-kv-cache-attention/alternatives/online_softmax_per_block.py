@@ -1,4 +1,4 @@
-# Style: flash-decoding: one block at a time with a running max and sum, float64 inside.
+# Style: one block at a time with a running max and sum (flash-decoding), float64 inside.
 import math
 
 import torch
