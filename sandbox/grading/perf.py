@@ -25,6 +25,9 @@ from sandbox.grading.wire import Ref
 from sandbox.lab.backprop_lab.stats import SideStats, summarize
 from sandbox.lab.backprop_lab.verdict import MAX_SPREAD
 
+# How many times a graded test measures code that came out over its limit (measure).
+ATTEMPTS = 3
+
 
 class SlowerThanAllowed(Exception):
     """Graded, measured cleanly, and over the exercise's ratio."""
@@ -73,39 +76,65 @@ def measure(
     warm = cases(rounds)
     timed(reference, warm)
     timed(learner, warm)
-    ours: list[float] = []
-    theirs: list[float] = []
-    for r in range(rounds):
-        batch = cases(r)
-        ms, expected = timed(reference, batch)
-        ours.append(ms)
-        ms, actual = timed(learner, batch)
-        theirs.append(ms)
-        if graded:
-            assert comparison is not None
-            for k, (e, a) in enumerate(zip(expected, actual, strict=True), start=1):
-                comparison.check(e, a, f"timed round {r + 1}, call {k}")
-    ref, yours = summarize(ours), summarize(theirs)
-    ratio = yours.median_ms / ref.median_ms if ref.median_ms > 0 else float("inf")
+
+    def rounds_of_both() -> tuple[SideStats, SideStats]:
+        ours: list[float] = []
+        theirs: list[float] = []
+        for r in range(rounds):
+            batch = cases(r)
+            ms, expected = timed(reference, batch)
+            ours.append(ms)
+            ms, actual = timed(learner, batch)
+            theirs.append(ms)
+            if graded:
+                assert comparison is not None
+                for k, (e, a) in enumerate(zip(expected, actual, strict=True), start=1):
+                    comparison.check(e, a, f"timed round {r + 1}, call {k}")
+        return summarize(ours), summarize(theirs)
+
+    limit = settings.get("max_ratio")
+    held = bool(settings.get("graded")) and limit is not None
+    allowed = float(limit) if held and limit is not None else float("inf")
+    # A busy machine slows one side's rounds more than the other's now and then: a graded
+    # test that finds the code over its limit measures again, and the best of ATTEMPTS
+    # measurements is judged. Code that is really slower (a Python loop where the reference
+    # is vectorised: 5x and more) fails every one; code as fast as the reference has to be
+    # unlucky ATTEMPTS times over to fail.
+    attempts = 0
+    best: tuple[float, SideStats, SideStats] | None = None
+    while attempts < (ATTEMPTS if held else 1):
+        attempts += 1
+        ref, yours = rounds_of_both()
+        ratio = yours.median_ms / ref.median_ms if ref.median_ms > 0 else float("inf")
+        if best is None or ratio < best[0]:
+            best = (ratio, ref, yours)
+        noisy = ref.spread > MAX_SPREAD
+        if not held or noisy or ratio <= allowed:
+            break
+    assert best is not None
+    ratio, ref, yours = best
     # Only the reference's spread says the machine was too busy to measure: the learner's
     # own spread is the learner's to make, and excusing it would let a slow solution pass by
     # sleeping longer in some rounds than in others.
     noisy = ref.spread > MAX_SPREAD
     text = (
         f"your code {_side(yours)}, the reference {_side(ref)}; {ratio:.2f}x the reference's "
-        f"time ({rounds} interleaved rounds of {calls} calls, sending the inputs included)"
+        f"time ({rounds} interleaved rounds of {calls} calls, sending the inputs included"
+        + (f"; the best of {attempts} measurements" if attempts > 1 else "")
+        + ")"
     )
     figures = {"ratio": ratio, "learner": yours.to_dict(), "reference": ref.to_dict()}
-    limit = settings.get("max_ratio")
-    if settings.get("graded") and limit is not None:
+    if attempts > 1:
+        figures["attempts"] = attempts
+    if held:
         figures["max_ratio"] = limit
         if noisy:
             text += (
                 f"; too noisy to grade (the reference's spread over {MAX_SPREAD:.0%}), "
                 "so not held against you"
             )
-        elif ratio > float(limit):
-            raise SlowerThanAllowed(f"{text}; the limit is {float(limit):g}x", figures)
+        elif ratio > allowed:
+            raise SlowerThanAllowed(f"{text}; the limit is {allowed:g}x", figures)
     return text, figures
 
 
