@@ -124,9 +124,9 @@ def future_does_not_leak(sol, c):
 
 def timing_case(d):
     """Causal GQA for the performance test, with Llama 2 70B's heads: 64 query heads
-    sharing 8 kv heads; 1 sequence, 16 queries against 16 keys, head size 16."""
-    q = d.tensor((1, 64, 16, 16))
-    k, v = d.tensor((1, 8, 16, 16)), d.tensor((1, 8, 16, 16))
+    sharing 8 kv heads; 2 sequences, 16 queries against 16 keys, head size 16."""
+    q = d.tensor((2, 64, 16, 16))
+    k, v = d.tensor((2, 8, 16, 16)), d.tensor((2, 8, 16, 16))
     return case(q, k, v, True)
 
 
