@@ -116,6 +116,25 @@ def modes_restored(sol, c):
             fail(f"after evaluate, the {name}'s training flag is {got}, it was {want}")
 
 
+def modes_restored_after_an_error(sol, c):
+    """A batch of the wrong width makes the forward raise half-way; the flags must still be
+    restored (the error itself is the caller's to handle)."""
+    model, parts = build(sol, c)
+    d_in = c.data["dims"][0]
+    good = c.data["batches"][0]
+    bad = (torch.zeros((2, d_in + 1), dtype=F64), torch.zeros(2, dtype=torch.int64))
+    try:
+        sol.call("evaluate", model, [good, bad])
+    except Exception:  # expected: the learner's forward raises on `bad`
+        pass
+    else:
+        fail("evaluate should let the error of a failing forward propagate")
+    for name, obj, want in zip(NAMES, [model, *parts], c.data["modes"], strict=True):
+        got = sol.get(obj, "training")
+        if got is not want:
+            fail(f"after a forward raised, the {name}'s training flag is {got}, it was {want}")
+
+
 def state_unchanged(sol, c):
     model, _ = build(sol, c)
     sol.call("evaluate", model, c.data["batches"])
@@ -220,6 +239,12 @@ DECLARATIONS = [
         setup,
         cases=3,
         description="train, eval, or a model in train mode with a frozen batch norm",
+    ),
+    prop(
+        "modes are restored when a forward raises",
+        modes_restored_after_an_error,
+        lambda d: setup(d, mode=d.choice(["train", "frozen batchnorm"])),
+        cases=2,
     ),
     prop("running statistics are not updated", state_unchanged, setup, cases=3),
     prop("no autograd graph is built", no_graph, setup, cases=2),
