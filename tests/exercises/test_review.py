@@ -17,6 +17,7 @@ from app.study import review
 from tests.exercises.test_submissions import SLUG, URL, browser, follow
 from tests.support.bank import add_bank
 from tests.support.forms import csrf_token, sign_up
+from tests.support.paths import EXERCISE_COUNT
 
 
 def submit(client: TestClient, code: str) -> str:
@@ -155,8 +156,11 @@ def test_readiness_counts_each_solved_exercise(client: TestClient) -> None:
     day = (utcnow() + timedelta(days=60)).date().isoformat()
     before = client.get("/api/me/readiness", params={"interview": day}).json()
     assert before["coding"]["solved"] == 0 and before["coding"]["exercises"] == []
-    assert before["coding"]["total"] == 31
-    assert "Coding: no exercise solved yet, of 31" in client.get(f"/dashboard?interview={day}").text
+    assert before["coding"]["total"] == EXERCISE_COUNT
+    assert (
+        f"Coding: no exercise solved yet, of {EXERCISE_COUNT}"
+        in client.get(f"/dashboard?interview={day}").text
+    )
 
     assert submit(client, "passes") == "passed"
     soon = (utcnow() + timedelta(days=1)).date().isoformat()

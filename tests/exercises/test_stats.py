@@ -12,6 +12,7 @@ from sqlmodel import Session
 
 from app.exercises.stats import ExerciseStats, exercise_stats
 from app.models import HintView, Learner, SolutionReveal
+from tests.support.paths import EXERCISE_COUNT
 from tests.support.submissions import (
     FIRST_TRY,
     FIXED,
@@ -32,7 +33,7 @@ def stats_of(engine: Engine, slug: str = SLUG) -> ExerciseStats:
 def test_without_submissions_every_exercise_is_listed_with_zeros(engine: Engine) -> None:
     with Session(engine) as session:
         stats = exercise_stats(session)
-    assert len(stats) == 31
+    assert len(stats) == EXERCISE_COUNT
     assert [s.position for s in stats] == sorted(s.position for s in stats)
     assert all(s.tried == 0 and s.solve_rate is None and not s.flagged for s in stats)
     assert all(s.median_submits_to_solve is None and s.failing_tests == [] for s in stats)
