@@ -1,3 +1,4 @@
+# Style: review solution from the statement alone; a context manager that saves and restores every module's flag, empty batches skipped.
 import contextlib
 import math
 

@@ -1,3 +1,4 @@
+# Style: review solution from the statement alone; a Python loop over sequences, each gathering its used blocks, trimming to seq_len and expanding kv heads with repeat_interleave; append_slots as a loop with a free-list cursor.
 import math
 
 import torch

@@ -1,3 +1,4 @@
+# Style: review solution from the statement alone; torch.complex(cos, sin) times the pairs viewed as complex numbers, tables from torch.outer.
 import torch
 
 

@@ -1,3 +1,4 @@
+# Style: review solution from the statement alone; functools.reduce of merge over the chunk stats, early returns for empty sides.
 import functools
 
 import torch
