@@ -20,6 +20,12 @@ from app.settings import PROJECT_ROOT
 CONTENT_DIR = PROJECT_ROOT / "content"
 
 
+def test_every_item_has_an_exercise_or_a_reason_and_never_both() -> None:
+    coverage = load_coverage(CONTENT_DIR)
+    assert len(coverage) == 58
+    assert problems(coverage, read_without(CONTENT_DIR / WITHOUT_FILE)) == []
+
+
 def test_the_rule_catches_an_item_with_neither_both_or_an_unknown_one() -> None:
     def item(slug: str, exercises: tuple[str, ...], without: str | None) -> Coverage:
         return Coverage("deep-learning", 1, slug, "T?", exercises, without)
