@@ -91,7 +91,13 @@ def encode(header: dict[str, Any], value: Any) -> tuple[bytes, bytes]:
             return v if math.isfinite(v) else {"float": repr(v)}
         if isinstance(v, torch.Tensor):
             data = v.detach().to("cpu").contiguous()
-            raw = data.reshape(-1).view(torch.uint8).numpy().tobytes() if data.numel() else b""
+            flat = data.reshape(-1)
+            if flat.numel() and flat.stride(-1) != 1:
+                # A tensor whose only elements sit along dims of size 1 counts as contiguous
+                # whatever its strides (zeros_like of a 1x1 matrix's diagonal has stride 2),
+                # and a byte view needs stride 1: a fresh copy has it.
+                flat = flat.clone(memory_format=torch.contiguous_format)
+            raw = flat.view(torch.uint8).numpy().tobytes() if flat.numel() else b""
             specs.append(
                 {
                     "dtype": str(data.dtype).removeprefix("torch."),

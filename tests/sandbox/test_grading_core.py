@@ -38,6 +38,17 @@ def test_values_cross_the_wire_unchanged() -> None:
     assert back[7].item() == 3
 
 
+def test_a_tensor_of_size_one_dims_with_odd_strides_crosses_the_wire() -> None:
+    """zeros_like of a 1x1 matrix's diagonal has stride 2 and still counts as contiguous: a
+    correct answer of that kind once met an error instead of a grade."""
+    odd = torch.zeros_like(torch.eye(1, dtype=torch.float64).diagonal()).fill_(5.0)
+    strided = torch.ones(1, 1, 3)[:, :, 1:2]
+    assert odd.stride() == (2,) and odd.is_contiguous()
+    _, back = decode(*encode({"op": "call"}, [odd, strided]))
+    assert torch.equal(back[0], odd) and back[0].dtype is torch.float64
+    assert torch.equal(back[1], strided) and back[1].shape == (1, 1, 1)
+
+
 def forged(header: dict[str, object], body: bytes = b"") -> tuple[bytes, bytes]:
     return json.dumps(header).encode(), body
 
