@@ -1,3 +1,4 @@
+# Style: the block folded in as a state of its own through combine, one guard helper for empty rows, written from the statement alone by a reviewer.
 import torch
 
 

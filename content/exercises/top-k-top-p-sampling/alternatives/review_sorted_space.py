@@ -1,3 +1,4 @@
+# Style: probabilities computed in ranked order and scattered back, an exclusive cumsum for the nucleus, sampling by counting cumulative sums <= u, written from the statement alone by a reviewer.
 import torch
 
 
