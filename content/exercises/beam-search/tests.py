@@ -211,6 +211,30 @@ def default_alpha(d):
     return case(first, table, b, n, e)
 
 
+def slots_used(d):
+    """A finished hypothesis keeps its slot in the beam: eos is the likeliest first token and
+    the next token that the beam has no room for leads to eos almost surely, so with alpha = 1
+    a search that refilled the beam after setting eos aside would find [that token, eos]
+    (mean log-probability about log(0.14) / 2) where the statement's finds [eos] (log 0.3)."""
+    beam = d.integer(2, 3)
+    vocab = beam + 3 + d.integer(0, 2)
+    roles = d.permutation(vocab)  # roles[0] eos, roles[1:beam] kept, roles[beam] left out
+    eos, left_out = roles[0], roles[beam]
+    rest = roles[beam + 1 :]
+    first = torch.zeros(vocab, dtype=torch.float64)
+    first[eos] = 0.3
+    for tok in roles[1:beam]:
+        first[tok] = 0.3 / (beam - 1)
+    first[left_out] = 0.14
+    for tok in rest:
+        first[tok] = 0.26 / len(rest)
+    table = torch.full((vocab, vocab), 1.0 / vocab, dtype=torch.float64)
+    table[left_out] = 0.01 / (vocab - 1)
+    table[left_out, eos] = 0.99
+    return case(first.log().to(d.dtype), table.log().to(d.dtype), beam, d.integer(2, 6), eos,
+                alpha=1.0)  # fmt: skip
+
+
 def well_formed(sol, c):
     """The answer's score is the normalised score of its own tokens, eos appears only last,
     and a hypothesis without eos has exactly max_len tokens."""
@@ -313,6 +337,15 @@ DECLARATIONS = [
         dtypes=("float32", "float64"),
     ),
     edge("eos as the first token", run, eos_first, expect=expected, cases=3),
+    edge(
+        "a finished hypothesis keeps its beam slot",
+        run,
+        slots_used,
+        expect=expected,
+        cases=3,
+        dtypes=("float32", "float64"),
+        description="the beam is not refilled after eos",
+    ),
     edge("eos never likely: cut at max_len", run, eos_unlikely, expect=expected, cases=3),
     edge("more beams than tokens", run, wide_beam, expect=expected, cases=3),
     edge("max_len 1", run, one_step, expect=expected, cases=3),

@@ -72,6 +72,17 @@ def token_slots(d):
     )
 
 
+def huge_slots(d):
+    """Lengths past 2**53, each a few tokens past a block boundary: a float quotient there is
+    not the integer one, so math.ceil(seq_len / block_size) is off by a block."""
+    block = d.choice([1, 2, 7, 16, 256])
+    lengths = []
+    for _ in range(6):
+        whole = d.integer(2**53 // block + 1, 2**58 // block)
+        lengths.append(whole * block + d.integer(1, block - 1) if block > 1 else 2 * whole + 1)
+    return case(lengths, block)
+
+
 def slots_of(sol, c):
     lengths, block = c.args
     return as_exact([sol.call("cached_tokens", s, block) for s in lengths], "cached_tokens")
@@ -399,6 +410,14 @@ DECLARATIONS = [
         expect=expected_slots,
         visible=True,
         description="lengths on, just below and just above block boundaries",
+    ),
+    edge(
+        "cached_tokens of lengths past 2**53",
+        slots_of,
+        huge_slots,
+        cases=3,
+        expect=expected_slots,
+        description="rounded up in integers, exact where a float division is not",
     ),
     edge(
         "cached_tokens without paging",
