@@ -32,7 +32,7 @@ REQUIREMENT_LABELS = {
 _FORMATTER = HtmlFormatter(nowrap=True)
 # Part of every content file's hash: bump it when the HTML this module produces changes, so
 # the next import renders every item again instead of skipping unchanged files.
-RENDER_VERSION = "5"  # 5: hatted symbols (v̂) and ᵗ in formulas (maths.py)
+RENDER_VERSION = "6"  # 6: indented code blocks scroll like fenced ones; 5: hatted symbols
 
 
 @dataclass(frozen=True)
@@ -56,6 +56,14 @@ def _slugify(text: str) -> str:
 
 class _Renderer(RendererHTML):
     """Adds sample figures, scrollable tables and heading anchors to the default renderer."""
+
+    def code_block(
+        self, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType
+    ) -> str:
+        """An indented block (a formula set apart, say) is shown as a fenced block without a
+        language is: its own scrolling box, never a page wider than a phone."""
+        code = escape(tokens[idx].content.rstrip("\n"))
+        return f'<pre class="hl code-block" data-lang="text"><code>{code}</code></pre>\n'
 
     def fence(self, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType) -> str:
         token = tokens[idx]
