@@ -1,3 +1,4 @@
+# Style: everything computed in float64 and cast back once; a per-sample gather helper; the t = 0 step masked by multiplying the noise by (t != 0).
 import torch
 
 

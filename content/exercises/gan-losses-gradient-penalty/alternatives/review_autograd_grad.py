@@ -1,3 +1,4 @@
+# Style: softplus losses; x_hat detached and set to require grad, torch.autograd.grad with explicit grad_outputs and create_graph.
 import torch
 import torch.nn.functional as F
 
