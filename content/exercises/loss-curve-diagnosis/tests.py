@@ -230,6 +230,18 @@ def overfitting_and_stalled(d):
     return case(train, val, plateau_tol=0.05)
 
 
+def window_denominator(d):
+    """beta = 0; the train loss drops from 2 to 1 at epoch 1, then falls to 0.8 over the last
+    `window` epochs: r = (1 - 0.8) / 1 = 0.2, which divided by the last loss (0.25) or by the
+    first (0.1) would land on the other side of plateau_tol. Even cases: plateau_tol 0.22, a
+    plateau; odd cases: 0.15, healthy."""
+    window = d.integer(1, 6)
+    tail = torch.linspace(1.0, 0.8, window + 1, dtype=torch.float64)
+    train = torch.cat([torch.tensor([2.0], dtype=torch.float64), tail])
+    return case(train, train.clone(), beta=0.0, window=window,
+                plateau_tol=0.22 if d.case % 2 == 0 else 0.15)  # fmt: skip
+
+
 def short_window(d):
     """No more than `window` epochs after the first: the plateau rules do not apply."""
     n = d.size(1, 6)
@@ -301,6 +313,11 @@ DECLARATIONS = [
     values("plateaued curves at a large scale", diagnosed,
            lambda d: case(*[x * 100 for x in plateau(d).args]), expect=label_of("plateau"),
            dtypes=("float64",), cases=2),
+    edge("the window's improvement is relative to its first loss", diagnosed,
+         window_denominator,
+         expect=lambda c: "plateau" if c.kwargs["plateau_tol"] > 0.2 else "healthy",
+         dtypes=("float64",), cases=4,
+         description="r = (st[L - window] - st[L]) / st[L - window], near plateau_tol"),
     edge("too few epochs for the window", diagnosed, short_window, expect=label_of("healthy"),
          dtypes=("float64",), cases=2),
     edge("a single epoch", diagnosed, lambda d: case(d.tensor((1,), low=0.1, high=3.0),

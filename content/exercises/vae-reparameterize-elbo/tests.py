@@ -137,11 +137,14 @@ def sigma_scales_the_noise(sol, c):
 
 
 def saturated(d):
-    """Logits of exactly +-100 (and some moderate ones), hard and soft targets."""
+    """Logits of exactly +-100, exactly 0 (where a max(l, 0) + log1p(exp(-|l|)) form has
+    the wrong gradient, its two kinks at 0) and some moderate ones; hard and soft targets."""
     c = problem(d, dims=2)
     logits = c.args[0]
     signs = torch.where(logits > 0, 100.0, -100.0).to(logits.dtype)
     logits = torch.where(logits.abs() > 1, signs, logits)
+    logits = torch.where(logits.abs() < 0.3, torch.zeros_like(logits), logits)
+    logits[0, 0] = 0.0
     return case(logits, *c.args[1:])
 
 

@@ -1,0 +1,33 @@
+# Bug: The box is clipped with max(start, 0) and min(end, length) only, so a box lying wholly past an edge gets y1 < y0 (or x1 < x0): nothing is pasted, yet the negative clipped area makes lam exceed 1; a correct version clamps both ends into [0, length].
+import torch
+import torch.nn.functional as F
+
+
+def _span(centre, size, length):
+    # The box covers [centre - size // 2, centre - size // 2 + size); clip both ends to the
+    # image, so a box hanging over an edge pastes only its inside part (possibly nothing).
+    start = centre - size // 2
+    return max(start, 0), min(start + size, length)
+
+
+def _mix_labels(labels, num_classes, perm, lam, dtype):
+    # Each image's target is its own class with weight lam and its partner's with 1 - lam.
+    own = F.one_hot(labels, num_classes).to(dtype)
+    return lam * own + (1 - lam) * own[perm]
+
+
+def cutmix(images, labels, num_classes, perm, box):
+    _, _, height, width = images.shape
+    cy, cx, h, w = box
+    y0, y1 = _span(cy, h, height)
+    x0, x1 = _span(cx, w, width)
+    mixed = images.clone()  # never write into the caller's batch
+    mixed[:, :, y0:y1, x0:x1] = images[perm, :, y0:y1, x0:x1]
+    # lam is the share of each image that is still its own: the clipped area, not h * w.
+    lam = 1 - (y1 - y0) * (x1 - x0) / (height * width)
+    return mixed, _mix_labels(labels, num_classes, perm, lam, images.dtype)
+
+
+def mixup(images, labels, num_classes, perm, lam):
+    mixed = lam * images + (1 - lam) * images[perm]
+    return mixed, _mix_labels(labels, num_classes, perm, lam, images.dtype)

@@ -1,0 +1,20 @@
+# Bug: The reparameterization scales the noise by exp(logvar), the variance, instead of exp(logvar / 2), the standard deviation; a correct version takes the square root.
+import torch
+import torch.nn.functional as F
+
+
+def reparameterize(mu, logvar, eps):
+    # z = mu + sigma * eps with sigma = exp(logvar / 2): the noise is an input, so z is a
+    # differentiable function of mu and logvar and gradients reach the encoder.
+    return mu + torch.exp(logvar) * eps
+
+
+def vae_loss(recon_logits, x, mu, logvar, beta=1.0):
+    batch = recon_logits.shape[0]
+    # -log p(x | z) for Bernoulli pixels with logit l: softplus(l) - x * l. softplus never
+    # exponentiates a large positive number, so logits of +-100 stay finite, where
+    # log(sigmoid(l)) and log(1 - sigmoid(l)) give log(0) = -inf.
+    recon = (F.softplus(recon_logits) - x * recon_logits).sum() / batch
+    # KL(N(mu, sigma^2) || N(0, 1)) per latent dimension, in closed form, summed over them.
+    kl = 0.5 * (mu.pow(2) + logvar.exp() - 1.0 - logvar).sum() / batch
+    return recon + beta * kl, recon, kl
