@@ -1,5 +1,6 @@
 """Check an exercise folder while writing it: every test's result for the reference (five
-seeds), the starter and each mutant, with the trusted in-process runner.
+seeds), the starter and each mutant (shown for the first seed, caught on all five), with the
+trusted in-process runner.
 
     python -m sandbox.grading.check content/exercises/<slug> [--seed N]"""
 
@@ -40,13 +41,19 @@ def main(argv: list[str] | None = None) -> int:
     starter = grade_in_process(exercise, exercise.starter, seed=args.seed)
     _show("starter", starter)
     honest &= starter.verdict is not GradingVerdict.PASSED
+    # A mutant must fail a hidden test on every one of the five seeds, as CI asks
+    # (tests/grading/test_honesty.py): one seed alone once called a suite honest that CI did not.
     for name, code in exercise.mutants.items():
-        report = grade_in_process(exercise, code, seed=args.seed)
-        _show(f"mutant {name}", report)
-        caught = any(t.hidden and t.status is not TestStatus.PASS for t in report.tests)
-        if not caught:
-            print(f"    NOT CAUGHT by any hidden test: {name}")
-        honest &= caught
+        escaped = []
+        for seed in range(args.seed, args.seed + 5):
+            report = grade_in_process(exercise, code, seed=seed)
+            if seed == args.seed:
+                _show(f"mutant {name}", report)
+            if not any(t.hidden and t.status is not TestStatus.PASS for t in report.tests):
+                escaped.append(seed)
+        if escaped:
+            print(f"    NOT CAUGHT by any hidden test on seeds {escaped}: {name}")
+        honest &= not escaped
     print("honest" if honest else "NOT honest: see above")
     return 0 if honest else 1
 
