@@ -43,3 +43,11 @@ def test_five_exercises_are_graded_on_speed_and_their_statements_say_so() -> Non
         statement = (EXERCISES / slug / "statement.md").read_text(encoding="utf-8")
         said = (f"{ratio:g}x", f"{ratio:g}×", f"{ratio:g} times")
         assert any(s in statement for s in said), f"{slug}: the statement never gives {ratio:g}x"
+
+
+def test_the_readme_and_the_features_page_count_the_exercises_there_are() -> None:
+    count = len(metadata())
+    readme = (PROJECT_ROOT / "README.md").read_text(encoding="utf-8")
+    features = (PROJECT_ROOT / "docs" / "features.md").read_text(encoding="utf-8")
+    assert f"**Code exercises**: {count} exercises" in readme
+    assert f"\n{count} exercises in writing the code" in features
