@@ -16,6 +16,7 @@ from app.models import utcnow
 from app.settings import PROJECT_ROOT
 from tests.browser.conftest import screenshot
 from tests.browser.test_accessibility import _serious
+from tests.support.paths import EXERCISE_COUNT
 from tests.support.sandbox_worker import needs_isolation
 
 pytestmark = [pytest.mark.browser, needs_isolation]
@@ -45,7 +46,9 @@ def test_a_solved_exercise_comes_back_in_review_from_the_starter(
 
     interview = (utcnow() + timedelta(days=20)).date().isoformat()
     page.goto(f"/dashboard?interview={interview}")
-    expect(page.locator("#readiness-coding")).to_contain_text("exercise you have solved, of 31")
+    expect(page.locator("#readiness-coding")).to_contain_text(
+        f"exercise you have solved, of {EXERCISE_COUNT}"
+    )
     readiness = page.get_by_role("region", name="Readiness for an interview")
     expect(readiness.get_by_role("link", name=TITLE)).to_be_visible()
     assert _serious(page) == []
