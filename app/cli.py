@@ -8,6 +8,7 @@ import argparse
 import getpass
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 from sqlalchemy.engine import Engine
@@ -148,6 +149,16 @@ def _corrections(content_dir: Path, *, write: bool) -> int:
     return 0
 
 
+def _rewrite_readme(content_dir: Path, rewrite: Callable[[str], str]) -> None:
+    """The content folder's README.md with a generated section rewritten (ContentError when
+    the section's markers are missing); left untouched when nothing changed."""
+    readme = content_dir / "README.md"
+    text = readme.read_text(encoding="utf-8")
+    updated = rewrite(text)
+    if updated != text:
+        readme.write_text(updated, encoding="utf-8")
+
+
 def _coverage(content_dir: Path, *, write: bool) -> int:
     try:
         found = exercise_coverage.load_coverage(content_dir)
@@ -156,11 +167,7 @@ def _coverage(content_dir: Path, *, write: bool) -> int:
         )
         table = exercise_coverage.table_markdown(found)
         if write:
-            readme = content_dir / "README.md"
-            text = readme.read_text(encoding="utf-8")
-            updated = exercise_coverage.with_table(text, table)
-            if updated != text:
-                readme.write_text(updated, encoding="utf-8")
+            _rewrite_readme(content_dir, lambda text: exercise_coverage.with_table(text, table))
     except ContentError as exc:
         print(f"exercise coverage stopped: {exc}", file=sys.stderr)
         return 1
@@ -178,11 +185,7 @@ def _bank_report(
         chosen = bank.subset(whole, deck=deck, items=items)
         table = bank.report_markdown(chosen)
         if write:
-            readme = content_dir / "README.md"
-            text = readme.read_text(encoding="utf-8")
-            updated = bank.with_report(text, table)
-            if updated != text:
-                readme.write_text(updated, encoding="utf-8")
+            _rewrite_readme(content_dir, lambda text: bank.with_report(text, table))
     except ContentError as exc:
         print(f"bank report stopped: {exc}", file=sys.stderr)
         return 1
