@@ -3,8 +3,10 @@ page shows (app/importer/exercise_coverage.py); content/README.md's table says w
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
+import pytest
 from fastapi.testclient import TestClient
 
 from app.importer.exercise_coverage import (
@@ -67,3 +69,19 @@ def test_an_item_without_exercises_says_why_on_its_page(client: TestClient) -> N
     assert why.split(":")[0] in page.replace("&#39;", "'")
     drilled = client.get("/items/batch-normalization").text
     assert "Write it yourself" in drilled and "Nothing to write here" not in drilled
+
+
+def test_the_command_prints_the_table_and_fails_on_an_uncovered_item(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from app.cli import main as cli
+
+    assert cli(["exercise-coverage", "--content", str(CONTENT_DIR)]) == 0
+    assert capsys.readouterr().out.strip() == table_markdown(load_coverage(CONTENT_DIR))
+    copy = tmp_path / "content"
+    shutil.copytree(CONTENT_DIR, copy, ignore=shutil.ignore_patterns("exercises"))
+    (copy / "exercises").mkdir()
+    assert cli(["exercise-coverage", "--content", str(copy)]) == 1
+    err = capsys.readouterr().err
+    assert "not covered: batch-normalization: no exercise and no reason" in err
+    assert "pytorch-vs-tensorflow" not in err  # it has its reason
