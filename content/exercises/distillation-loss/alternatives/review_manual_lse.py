@@ -1,3 +1,4 @@
+# Style: log-softmax by hand (row maximum, log of summed exps) under no_grad for the teacher, labels picked by advanced indexing, sums divided by N.
 import torch
 
 
