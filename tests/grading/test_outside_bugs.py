@@ -1,6 +1,7 @@
 """The suites against bugs their authors did not write: tests/grading/outside_bugs/<slug>/
-holds 95 realistic bugs (two or three per exercise) written by a reviewer who had not read the
-authored mutants, each a copy of the reference with one bug, its first line saying what.
+holds realistic bugs (two or three per exercise, 167 in all) written by reviewers who had not
+read the authored mutants, each a copy of the reference with one bug, its first line saying
+what.
 
 Each must fail a hidden test on every one of seeds 0-4, except the escapes listed below,
 which no check catches yet: the list only shrinks (a listed bug that is now caught fails this
