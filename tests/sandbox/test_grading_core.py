@@ -270,6 +270,23 @@ def test_a_graded_performance_test_fails_a_solution_far_slower_than_the_referenc
     assert "measurements" not in results["fast"].message
 
 
+def test_a_noisy_measurement_never_excuses_code_a_clean_one_found_too_slow() -> None:
+    """The clean measurements are judged (the best of them); only when none was clean is
+    the best of the noisy ones shown, and then the test cannot grade."""
+    from sandbox.grading.perf import MAX_SPREAD, chosen
+    from sandbox.lab.backprop_lab.stats import SideStats
+
+    def measurement(ratio: float, spread: float) -> tuple[float, SideStats, SideStats]:
+        reference = SideStats(median_ms=1.0, iqr_ms=spread, spread=spread)
+        return ratio, reference, SideStats(median_ms=ratio, iqr_ms=0.0, spread=0.0)
+
+    clean, noisy = MAX_SPREAD / 2, MAX_SPREAD * 2
+    slow_then_noisy = [measurement(22.0, clean), measurement(19.7, noisy)]
+    assert chosen(slow_then_noisy)[0] == 22.0  # judged, and over any limit: it fails
+    assert chosen([measurement(4.0, clean), measurement(1.1, clean)])[0] == 1.1
+    assert chosen([measurement(5.0, noisy), measurement(3.0, noisy)])[0] == 3.0
+
+
 def test_code_slow_in_one_measurement_only_is_measured_again_and_passes(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
