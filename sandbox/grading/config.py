@@ -90,8 +90,13 @@ class Config:
         if not isinstance(no_sequence, str):
             raise ExerciseError(f"{where}: no_sequence is the reason, in a sentence")
         performance = data.get("performance") or {}
-        if not isinstance(performance, dict) or set(performance) - {"graded", "max_ratio"}:
-            raise ExerciseError(f"{where}: performance takes graded and max_ratio")
+        # ignore_load: the grader's own tests time on any machine (perf.machine_busy).
+        if not isinstance(performance, dict) or set(performance) - {
+            "graded",
+            "max_ratio",
+            "ignore_load",
+        }:
+            raise ExerciseError(f"{where}: performance takes graded, max_ratio and ignore_load")
         backends = data.get("backends", ["cpu", "cuda"])
         if not isinstance(backends, list) or not set(backends) <= {"cpu", "cuda"} or not backends:
             raise ExerciseError(f"{where}: backends is a list of cpu and cuda")
