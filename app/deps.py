@@ -159,6 +159,12 @@ async def identify_for_page_then(
     return await asyncio.to_thread(look_up_then_work)
 
 
+def navigation_due(connection: Connection, identity: Identity, now: Callable[[], datetime]) -> int:
+    """The navigation's count of questions due for review, for a page that reads it with the
+    rest (`identify_for_page_then`): no query for a browser that has recorded nothing."""
+    return review.due_for(connection, identity, now=now()) if identity.may_have_records else 0
+
+
 async def _identify(
     request: Request, credentials: HTTPAuthorizationCredentials | None, *, count_due: bool
 ) -> Identity:

@@ -23,7 +23,14 @@ from app.admin.routes import admin, metrics
 from app.db import HANDLER_THREADS, DatabaseClock, make_engine, startup_lock
 from app.deps import AppState
 from app.exercises import review
-from app.exercises.routes import admin_exercises, coding, coding_api, exercises, exercises_api
+from app.exercises.routes import (
+    admin_exercises,
+    coding,
+    coding_api,
+    exercise_pages,
+    exercises,
+    exercises_api,
+)
 from app.importer import import_content
 from app.interview.routes import mock, quizzes, review_api
 from app.labs import labs
@@ -186,9 +193,15 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.add_middleware(RequestRecord)
     app.mount("/static", VersionedStaticFiles(directory=STATIC_DIR), name="static")
     # Routes are tried in order, each included router scanning all of its own: the item page
-    # and the list, then the other pages go first (no path of theirs overlaps another's), so
-    # the pages read most are found without first testing every API route.
-    app.router.routes[:0] = [item_page.route, item_list.route]
+    # and the list, the exercise list and page, then the other pages go first (no path of
+    # theirs overlaps another's), so the pages read most are found without first testing
+    # every API route.
+    app.router.routes[:0] = [
+        item_page.route,
+        item_list.route,
+        exercise_pages.list_route,
+        exercise_pages.page_route,
+    ]
     routers = (
         pages, exercises, api, runs, exercises_api, me, review_api, quizzes_api,
         labs_api, study, dashboard, quizzes, mock, coding, coding_api, admin, admin_exercises,

@@ -43,6 +43,7 @@ PAGES = [
     ("exercise list", "/exercises"),
     ("exercise search (htmx fragment)", "/exercises?q=attention&difficulty=medium"),
     ("exercise page", "/exercises/multi-head-attention"),
+    ("exercise page, signed in", "/exercises/multi-head-attention"),
 ]
 BENCH_USER = ("bench-reader", "a bench reader's long passphrase")
 

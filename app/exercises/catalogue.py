@@ -5,7 +5,7 @@ is needed: the grading payload of a submission, and the solution a learner asks 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -46,16 +46,57 @@ def _exercises(connection: Connection) -> list[Exercise]:
     return list(Session(bind=connection).exec(statement))
 
 
-# What the list needs of each exercise: not its statement's HTML, starter or suite record,
-# which the page would otherwise read for every exercise on every request.
-_LISTED = (
-    col(Exercise.slug),
-    col(Exercise.title),
-    col(Exercise.topic_slug),
-    col(Exercise.difficulty),
-    col(Exercise.items),
-    col(Exercise.entry_point),
-)
+@dataclass(frozen=True)
+class _Listed:
+    """One exercise as the list needs it, with the words a search looks in."""
+
+    row: ExerciseRow  # with status "new": the learner's status is set per request
+    heading: str  # the title, case-folded
+    text: str  # title, function name and statement, case-folded
+
+
+@dataclass(frozen=True)
+class _Kept:
+    """The exercises as of one content import: they change only with an import, yet the
+    list, every exercise page and every item page read them (content_cache keeps this per
+    import, so that none of those pages queries them)."""
+
+    by_slug: dict[str, Exercise]  # in the set's order
+    listed: list[_Listed]
+    by_item: dict[str, list[Exercise]]
+
+
+def _kept(connection: Connection) -> _Kept:
+    snapshot = content_cache.snapshot(connection)
+    kept = snapshot.derived.get("exercises")
+    if isinstance(kept, _Kept):
+        return kept
+    found = _exercises(connection)
+    by_item: dict[str, list[Exercise]] = {}
+    for exercise in found:
+        for slug in exercise.item_list:
+            by_item.setdefault(slug, []).append(exercise)
+    listed = [
+        _Listed(
+            ExerciseRow(
+                slug=e.slug,
+                title=e.title,
+                topic=e.topic_slug,
+                difficulty=e.difficulty,
+                items=e.item_list,
+                entry_point=e.entry_point,
+                status="new",
+            ),
+            heading=e.title.casefold(),
+            text=f"{e.title} {e.entry_point} {e.statement_markdown}".casefold(),
+        )
+        for e in found
+    ]
+    fresh = _Kept({e.slug: e for e in found}, listed, by_item)
+    snapshot.derived["exercises"] = fresh
+    return fresh
+
+
 MAX_QUERY_LENGTH = 200
 
 
@@ -80,46 +121,34 @@ def listing(
 ) -> list[ExerciseRow]:
     """Every exercise in the set's order, narrowed by the filters given. A search keeps the
     exercises whose title, statement or function name holds every word of `query`, those
-    with every word in the title first."""
+    with every word in the title first. One query: the learner's statuses (none for a
+    guest)."""
     terms = search_terms(query)
-    columns = _LISTED + ((col(Exercise.statement_markdown),) if terms else ())
-    found = connection.execute(
-        core_select(*columns).order_by(col(Exercise.position))
-    ).all()  # fmt: skip
-    standing = statuses(connection, learner_id)
+    standing = statuses(connection, learner_id) if learner_id is not None else {}
     in_title: list[ExerciseRow] = []
     elsewhere: list[ExerciseRow] = []
-    for found_row in found:
-        slug, title, topic_slug, level, items, entry_point = found_row[:6]
-        if (topic is not None and topic_slug != topic) or (
-            difficulty is not None and level != difficulty
+    for listed in _kept(connection).listed:
+        row = listed.row
+        if (topic is not None and row.topic != topic) or (
+            difficulty is not None and row.difficulty != difficulty
         ):
             continue
-        row = ExerciseRow(
-            slug=slug,
-            title=title,
-            topic=topic_slug,
-            difficulty=level,
-            items=[s for s in items.split(",") if s],
-            entry_point=entry_point,
-            status=standing.get(slug, "new"),
-        )
-        if status is not None and row.status != status:
+        mine = standing.get(row.slug, "new")
+        if status is not None and mine != status:
             continue
-        if not terms:
+        if mine != row.status:
+            row = replace(row, status=mine)
+        if all(t in listed.heading for t in terms):
             in_title.append(row)
-            continue
-        heading = title.casefold()
-        text = f"{heading} {entry_point.casefold()} {found_row[6].casefold()}"
-        if all(t in heading for t in terms):
-            in_title.append(row)
-        elif all(t in text for t in terms):
+        elif all(t in listed.text for t in terms):
             elsewhere.append(row)
     return in_title + elsewhere
 
 
 def one(connection: Connection, slug: str) -> Exercise:
-    found = Session(bind=connection).exec(select(Exercise).where(Exercise.slug == slug)).first()
+    """The exercise `slug`, as of the content's last import (kept: not to be changed).
+    ExerciseNotFound for a slug that is none."""
+    found = _kept(connection).by_slug.get(slug)
     if found is None:
         raise ExerciseNotFound(slug)
     return found
@@ -131,20 +160,8 @@ def visible_tests(exercise: Exercise) -> list[dict[str, str]]:
 
 
 def for_item(connection: Connection, item_slug: str) -> list[Exercise]:
-    """The exercises that drill one Q&A item. Every item page asks, so they are worked out
-    once per content import (content_cache), not read and filtered on each page. An import
-    of exercises alone by another process shows here at its next start or item import."""
-    snapshot = content_cache.snapshot(connection)
-    kept = snapshot.derived.get("exercises_by_item")
-    if isinstance(kept, dict):
-        by_item: dict[str, list[Exercise]] = kept
-    else:
-        by_item = {}
-        for exercise in _exercises(connection):
-            for slug in exercise.item_list:
-                by_item.setdefault(slug, []).append(exercise)
-        snapshot.derived["exercises_by_item"] = by_item
-    return by_item.get(item_slug, [])
+    """The exercises that drill one Q&A item (every item page asks)."""
+    return _kept(connection).by_item.get(item_slug, [])
 
 
 @dataclass(frozen=True)
@@ -173,13 +190,7 @@ def item_code(connection: Connection, learner_id: int, item_id: int) -> ItemCode
 
 def solved_per_topic(connection: Connection, learner_id: int) -> dict[str, tuple[int, int]]:
     """topic slug → (exercises the learner solved, exercises) for the topics that have any."""
-    snapshot = content_cache.snapshot(connection)
-    kept = snapshot.derived.get("exercise_topics")
-    if isinstance(kept, dict):
-        topic_of: dict[str, str] = kept
-    else:
-        topic_of = {e.slug: e.topic_slug for e in _exercises(connection)}
-        snapshot.derived["exercise_topics"] = topic_of
+    topic_of = {slug: e.topic_slug for slug, e in _kept(connection).by_slug.items()}
     found = exercise_status.statuses(connection, learner_id)
     tally: dict[str, tuple[int, int]] = {}
     for slug, topic in topic_of.items():

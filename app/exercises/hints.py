@@ -5,6 +5,7 @@ shown is recorded once per learner (HintView)."""
 
 from __future__ import annotations
 
+import functools
 import json
 from dataclasses import dataclass
 from pathlib import Path
@@ -57,16 +58,27 @@ class HintState:
 
 
 def load(content_dir: Path, slug: str) -> list[Hint]:
-    """The exercise's hints, in hints.yml's order. Blocking: a file read."""
+    """The exercise's hints, in hints.yml's order. Blocking: a stat() call, and reading the
+    file when it changed."""
     path = catalogue.exercise_folder(content_dir, slug) / "hints.yml"
-    if not path.is_file():
+    try:
+        stat = path.stat()
+    except FileNotFoundError:
         return []
+    return list(_parsed(path, stat.st_mtime_ns, stat.st_size))
+
+
+# Every exercise page shows how many hints there are: parsing the YAML each time was a
+# tenth of the page's CPU. Kept per file version (its mtime and size), so an edit shows at
+# once; at most one version per exercise in use.
+@functools.lru_cache(maxsize=256)
+def _parsed(path: Path, mtime_ns: int, size: int) -> tuple[Hint, ...]:
     raw: Any = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
-    return [
+    return tuple(
         Hint(i, str(h["level"]), str(h["category"]), str(h["text"]).strip())
         for i, h in enumerate(raw.get("hints") or [])
         if str(h.get("level")) in LEVELS
-    ]
+    )
 
 
 def shown_indexes(connection: Connection, learner_id: int, slug: str) -> list[int]:

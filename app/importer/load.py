@@ -26,11 +26,15 @@ from app.importer.questions import (
     write_questions,
 )
 from app.importer.render import RENDER_VERSION, highlight_code, render_markdown
-from app.models import CodeSample, ContentFile, Deck, Item, QuizPrompt, Topic
+from app.models import CodeSample, ContentFile, Deck, Exercise, Item, QuizPrompt, Topic
 
 log = logging.getLogger(__name__)
 
 CATALOGUE_FILE = "decks.yml"
+# The exercises' row among the content files: it changes whenever an import changes an
+# exercise, so that the content's version (app/library/content_cache.py) follows the
+# exercises too, and a server sees an import made by another process.
+EXERCISES_FILE = f"{EXERCISES_DIR}/"
 
 
 @dataclass
@@ -73,12 +77,21 @@ def import_content(engine: Engine, content_dir: Path) -> ImportReport:
     report = _import_items(engine, content_dir)
     with Session(engine) as session:
         added, updated, removed = sync_exercises(session, content_dir)
+        if added or updated or removed:
+            session.merge(ContentFile(path=EXERCISES_FILE, sha256=_exercises_digest(session)))
         session.commit()
     report.exercises = [f"{EXERCISES_DIR}/{slug}" for slug in (*added, *updated, *removed)]
     if report.exercises:
         counts = (len(added), len(updated), len(removed))
         log.info("exercises: %d added, %d updated, %d removed", *counts)
     return report
+
+
+def _exercises_digest(session: Session) -> str:
+    """One digest of every exercise as imported: its slug, place and content."""
+    session.flush()
+    rows = session.exec(select(Exercise.slug, Exercise.position, Exercise.content_sha256))
+    return hashlib.sha256(repr(sorted(rows)).encode()).hexdigest()
 
 
 def _import_items(engine: Engine, content_dir: Path) -> ImportReport:
@@ -91,7 +104,11 @@ def _import_items(engine: Engine, content_dir: Path) -> ImportReport:
     report = ImportReport()
 
     with Session(engine) as session:
-        known = {cf.path: cf.sha256 for cf in session.exec(select(ContentFile))}
+        known = {
+            cf.path: cf.sha256
+            for cf in session.exec(select(ContentFile))
+            if cf.path != EXERCISES_FILE
+        }
         changed = sorted(rel for rel, digest in digests.items() if known.get(rel) != digest)
         if CATALOGUE_FILE in changed:
             # Decks or topics changed: every item must be checked against them again.

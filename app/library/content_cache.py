@@ -1,8 +1,9 @@
 """Content changes only when it is imported, yet every library page reads the catalogue and
 the item rows, and search-as-you-type repeats the same queries keystroke after keystroke.
 This keeps them per engine, with the content's version (how many files were imported, and
-when last) read again at most every RECHECK_SECONDS: a server process sees an import made by
-another process within that time, and one made by itself at once (`forget`)."""
+when last; the exercises count as one file, app/importer/load.py) read again at most every
+RECHECK_SECONDS: a server process sees an import made by another process within that time,
+and one made by itself at once (`forget`)."""
 
 from __future__ import annotations
 

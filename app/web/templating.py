@@ -92,6 +92,18 @@ templates.env.globals.update(
 )
 
 
+def kept_fragment(name: str, **values: str | int) -> Markup:
+    """The template `name` rendered with `values` alone, kept for those values: for a part
+    a page repeats row after row that changes only with the content (an exercise's row in
+    the list: rendering its 61 rows each time was most of the list's CPU)."""
+    return _rendered(name, tuple(values.items()))  # a call site names them in one order
+
+
+@lru_cache(maxsize=4096)  # an exercise's row in each of its statuses: a few hundred
+def _rendered(name: str, values: tuple[tuple[str, str | int], ...]) -> Markup:
+    return Markup(templates.env.get_template(name).render(dict(values)))
+
+
 def is_htmx(request: Request) -> bool:
     """A request htmx made to swap part of the page: not a boosted navigation, and not the
     whole-page fetch htmx makes to restore history (Back) when its cache is off."""

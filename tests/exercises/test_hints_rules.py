@@ -3,6 +3,8 @@ read from an exercise folder."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from app.exercises.hints import Hint, choose, load
 from app.settings import PROJECT_ROOT
 
@@ -53,3 +55,18 @@ def test_every_hint_is_plain_text() -> None:
         if "`" in hint.text
     ]
     assert marked == []
+
+
+def test_an_edited_hints_file_is_read_again(content_copy: Path) -> None:
+    """Parsed hints are kept per version of the file: an edit shows at the next page."""
+    path = content_copy / "exercises" / "stable-softmax" / "hints.yml"
+    first = load(content_copy, "stable-softmax")
+    assert load(content_copy, "stable-softmax") == first
+    path.write_text(
+        "hints:\n  - level: concept\n    category: values\n    text: Only one hint now.\n",
+        encoding="utf-8",
+    )
+    only = Hint(0, "concept", "values", "Only one hint now.")
+    assert load(content_copy, "stable-softmax") == [only]
+    path.unlink()
+    assert load(content_copy, "stable-softmax") == []

@@ -10,6 +10,7 @@ import pytest
 from sqlalchemy.engine import Engine
 
 from app.domain import ItemNotFound
+from app.exercises import catalogue
 from app.importer import import_content
 from app.library import content_cache
 from app.library.items import ItemFilter
@@ -68,3 +69,32 @@ def test_an_items_page_content_is_kept_until_the_next_import(
     monkeypatch.setattr(content_cache, "RECHECK_SECONDS", 0.0)
     with empty_engine.connect() as connection:
         assert content_cache.item_detail(connection, "dropout").item.title == "Quokka dropout"
+
+
+def retitle_exercise(content: Path, slug: str, new: str) -> None:
+    path = content / "exercises" / slug / "exercise.yml"
+    text = path.read_text(encoding="utf-8")
+    old = next(line for line in text.splitlines() if line.startswith("title:"))
+    path.write_text(text.replace(old, f"title: {new}", 1), encoding="utf-8")
+
+
+def test_an_import_of_exercises_alone_is_seen_after_the_recheck_time(
+    empty_engine: Engine, content_copy: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The exercises are kept with the items (the list, the page and every item page read
+    them), though their import changes no item file: the content's version follows them."""
+    import_content(empty_engine, content_copy)
+    with empty_engine.connect() as connection:
+        first = catalogue.one(connection, "stable-softmax")
+        assert catalogue.one(connection, "stable-softmax") is first  # no query again
+    retitle_exercise(content_copy, "stable-softmax", "Zebra softmax")
+    report = import_content(empty_engine, content_copy)  # as another process would
+    assert report.exercises == ["exercises/stable-softmax"] and not report.updated
+    monkeypatch.setattr(content_cache, "RECHECK_SECONDS", 0.0)
+    with empty_engine.connect() as connection:
+        assert catalogue.one(connection, "stable-softmax").title == "Zebra softmax"
+        listed = catalogue.listing(connection, None, query="zebra")
+        assert [row.slug for row in listed] == ["stable-softmax"]
+    # The exercises' row among the content files is not an item file: the next import of
+    # the items leaves it, and reports nothing removed.
+    assert import_content(empty_engine, content_copy).removed == []

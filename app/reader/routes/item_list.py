@@ -7,20 +7,18 @@ from typing import Any
 from urllib.parse import urlencode
 
 from fastapi import Request
-from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse
-from pydantic import BaseModel, Field, ValidationError
+from pydantic import BaseModel, Field
 from sqlalchemy import Connection
 
-from app.deps import app_state, identify_for_page_then
+from app.deps import app_state, identify_for_page_then, navigation_due
 from app.domain import Identity, InvalidFilter
 from app.library import content_cache, items, search
 from app.library.items import ItemFilter
 from app.progress.progress import STATUS_LABELS, Status
 from app.reader.visits import standing
-from app.study import review
 from app.web.identity import bearer_scheme
-from app.web.routing import NamedRoute
+from app.web.routing import NamedRoute, query_values
 from app.web.templating import render
 
 # The list's "progress" filter: a status, or the bookmarked items.
@@ -51,15 +49,7 @@ def filter_values(request: Request) -> dict[str, str | None]:
     """The list's filters from the query string: None when missing or blank (an empty
     <select> or search box submits ''), else stripped. RequestValidationError (422) for a
     value too long."""
-    query = request.query_params
-    try:
-        given = ListFilters.model_validate(
-            {name: query.get(name) for name in ListFilters.model_fields}
-        )
-    except ValidationError as exc:
-        raise RequestValidationError(
-            [{**error, "loc": ("query", *error["loc"])} for error in exc.errors(include_url=False)]
-        ) from None
+    given = query_values(request, ListFilters)
     return {name: (value.strip() or None) if value else None for name, value in given}
 
 
@@ -82,9 +72,7 @@ async def item_list(request: Request) -> HTMLResponse:
             difficulty=items.parse_difficulty(given["difficulty"]),
             q=given["q"],
         )
-        due = 0
-        if identity.may_have_records:
-            due = review.due_for(connection, identity, now=clock())
+        due = navigation_due(connection, identity, clock)
         return _listing(connection, identity, filters, progress), due
 
     context = await identify_for_page_then(request, credentials, reading)
