@@ -43,13 +43,15 @@ def run(code: str, grader_fd: int, threads: int, cuda: bool, gpu_memory_fraction
     torch.set_num_threads(threads)
     # The relay never touches CUDA: a process that did cannot fork one that uses it ("Cannot
     # re-initialize CUDA in forked subprocess", seen on an H100). Each server sets the cap.
-    return serve(code, grader_fd, "cuda" if cuda else "cpu", gpu_memory_fraction)
+    return serve(code, grader_fd, "cuda" if cuda else "cpu", gpu_memory_fraction, threads=threads)
 
 
-def serve(code: str, grader_fd: int, device: str, gpu_memory_fraction: float = 0.5) -> int:
+def serve(
+    code: str, grader_fd: int, device: str, gpu_memory_fraction: float = 0.5, *, threads: int
+) -> int:
     """The relay. Returns once the grader has closed its end."""
     grader = socket.socket(fileno=grader_fd)
-    fork = functools.partial(_fork_server, code, grader, device, gpu_memory_fraction)
+    fork = functools.partial(_fork_server, code, grader, device, gpu_memory_fraction, threads)
     # The first server starts loading the code at once, while the grader sets itself up.
     server: tuple[int, socket.socket] | None = fork(quiet=False)
     unread = True  # the server's first frame (did the code load?) is still to be read
@@ -153,7 +155,12 @@ def _end(server: tuple[int, socket.socket]) -> None:
 
 
 def _fork_server(
-    code: str, grader: socket.socket, device: str, gpu_memory_fraction: float, quiet: bool
+    code: str,
+    grader: socket.socket,
+    device: str,
+    gpu_memory_fraction: float,
+    threads: int,
+    quiet: bool,
 ) -> tuple[int, socket.socket]:
     ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
     pid = os.fork()
@@ -162,6 +169,7 @@ def _fork_server(
         ours.close()
         status = 0
         try:
+            _rebuild_thread_pool(threads)
             if device == "cuda":
                 import torch
 
@@ -176,6 +184,25 @@ def _fork_server(
             os._exit(status)
     theirs.close()
     return pid, ours
+
+
+def _rebuild_thread_pool(threads: int) -> None:
+    """Give the freshly forked server a sound torch thread pool while it has one thread.
+
+    A fork marks torch's pthreadpool (caffe2's, which `at::set_num_threads` sizes) as
+    corrupt in the child, and the next call that asks for the pool rebuilds it, without a
+    lock: a thread asking meanwhile gets no pool, fails an internal assertion ("Invalid thread
+    pool!") where nothing catches it, and the process aborts (SIGABRT). torch's own fork hook
+    (`torch.get_num_threads` in the child) rebuilds it only where the forking thread had not
+    yet set up its thread count (a thread-local flag, inherited), and the relay's main thread
+    had, so a server started with its pool still marked (seen from a learner's code in the
+    jail). Its first backward after a FakeTensorMode (torch.export uses one) starts eight
+    autograd device threads at once, each setting the thread count: on a busy machine one
+    lost the race. Rebuilt here, before the learner's code runs, no later caller rebuilds
+    it."""
+    import torch
+
+    torch.set_num_threads(threads)
 
 
 def _server(code: str, link: socket.socket, device: str, quiet: bool) -> None:

@@ -333,7 +333,7 @@ def record(fraction):
 
 torch.cuda.set_per_process_memory_fraction = record
 print(os.getpid(), flush=True)
-learner.serve("x = 1\\n", int(sys.argv[1]), "cuda", 0.3)
+learner.serve("x = 1\\n", int(sys.argv[1]), "cuda", 0.3, threads=1)
 """
 
 

@@ -4,6 +4,8 @@ tests/grading with the trusted runner; here a sample of it goes through the jail
 
 from __future__ import annotations
 
+import struct
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -105,6 +107,68 @@ def test_the_jailed_grader_and_the_trusted_runner_agree(worker: WorkerHandle) ->
             (t.name, t.status.value) for t in trusted.tests
         ]
         assert jailed["score"] == trusted.score
+
+
+# The flag torch sets in a forked child to say its pthreadpool is the parent's, and corrupt:
+# caffe2/utils/threadpool/pthreadpool-cpp.cc, `(anonymous namespace)::leak_corrupted_threadpool`.
+LEAK_FLAG = b"_ZN12_GLOBAL__N_125leak_corrupted_threadpoolE"
+
+
+def local_symbol(library: Path, name: bytes) -> int | None:
+    """The address of a symbol in a shared library's .symtab (local symbols included),
+    relative to where it is loaded; None when the library has no such symbol (stripped)."""
+    data = library.read_bytes()
+    if data[:6] != b"\x7fELF\x02\x01":  # 64-bit little-endian
+        return None
+    (shoff,) = struct.unpack_from("<Q", data, 0x28)
+    shentsize, shnum = struct.unpack_from("<HH", data, 0x3A)
+    sections = [
+        struct.unpack_from("<IIQQQQIIQQ", data, shoff + i * shentsize) for i in range(shnum)
+    ]
+    for _, kind, _, _, offset, size, link, _, _, _ in sections:
+        if kind != 2:  # SHT_SYMTAB
+            continue
+        strings_at, strings_size = sections[link][4], sections[link][5]
+        found = data.find(b"\0" + name + b"\0", strings_at, strings_at + strings_size)
+        if found < 0:
+            return None
+        for entry in struct.iter_unpack("<IBBHQQ", data[offset : offset + size]):
+            if entry[0] == found + 1 - strings_at:
+                return int(entry[4])
+    return None
+
+
+LEAK_PROBE = """
+import ctypes
+
+def _pool_marked_corrupt():
+    for line in open("/proc/self/maps"):
+        fields = line.split()
+        if fields[-1].endswith("/libtorch_cpu.so") and int(fields[2], 16) == 0:
+            start = int(fields[0].split("-")[0], 16)
+            return ctypes.c_bool.from_address(start + {offset}).value
+    return None
+
+print("pool marked corrupt:", _pool_marked_corrupt())
+"""
+
+
+def test_the_learners_server_starts_with_a_sound_thread_pool(worker: WorkerHandle) -> None:
+    """A fork marks torch's thread pool corrupt in the child, and the first call that asks
+    for it rebuilds it without a lock: two threads asking at once (the eight autograd threads
+    a backward starts after torch.export) can get none, and the process aborts (SIGABRT,
+    "Invalid thread pool!"; export-friendly-module on a busy machine). The relay's server
+    must rebuild it in its one thread before the learner's code runs. Read from the
+    learner's code, at load, so no race is needed to see it."""
+    import torch
+
+    offset = local_symbol(Path(torch.__file__).parent / "lib" / "libtorch_cpu.so", LEAK_FLAG)
+    if offset is None:
+        pytest.skip("this torch's libtorch_cpu.so names no leak_corrupted_threadpool")
+    ex = exercise("stable-softmax")
+    result = graded(worker, ex, ex.reference + LEAK_PROBE.format(offset=offset), Mode.RUN)
+    assert result["stdout"] == "pool marked corrupt: False\n", result["stderr"]
+    assert result["grading"]["verdict"] == "passed"
 
 
 # The learner's jail on the GPU (the grader's stays on the CPU): skipped where the worker has

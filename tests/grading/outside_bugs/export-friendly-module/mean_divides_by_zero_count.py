@@ -1,0 +1,23 @@
+# Bug: The masked sum is divided by the raw count, so a fully masked row computes 0 / 0 on the side of the where that is thrown away; the forward is right but the backward gives NaN gradients for that row's hidden states.
+import torch
+from torch import nn
+
+
+class SentencePooler(nn.Module):
+    def __init__(self, dim):
+        super().__init__()
+        self.empty = nn.Parameter(torch.zeros(dim))
+
+    def forward(self, hidden, mask):
+        # Masked sum over tokens as one multiply and reduce: no Python loop over the batch
+        # (which export would unroll for one batch size), no boolean indexing (whose output
+        # shape depends on the data).
+        weights = mask.unsqueeze(-1).to(hidden.dtype)  # (B, T, 1)
+        count = weights.sum(dim=1)  # (B, 1)
+        # clamp_min(1): an all-masked row divides 0 by 1 instead of 0 by 0, and its value is
+        # replaced below anyway; both sides of a where are computed for every row.
+        mean = (hidden * weights).sum(dim=1) / count
+        pooled = torch.where(count > 0, mean, self.empty.to(hidden.dtype))
+        norm = torch.linalg.vector_norm(pooled, dim=-1, keepdim=True)
+        # A zero vector has no direction: it stays zero rather than becoming 0 / 0.
+        return pooled / torch.where(norm > 0, norm, torch.ones_like(norm))
