@@ -121,7 +121,7 @@ def table_markdown(coverage: list[Coverage]) -> str:
     reasoned = sum(1 for c in coverage if not c.exercises and c.without)
     summary = (
         f"{drilled} of {len(coverage)} items have at least one exercise; {reasoned} "
-        f"{'has' if reasoned == 1 else 'have'} none, for the reason given"
+        f"{'has' if reasoned == 1 else 'have'} nothing to write, for the reason given"
     )
     missing = len(coverage) - drilled - reasoned
     lines = [

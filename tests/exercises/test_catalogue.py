@@ -150,7 +150,7 @@ def test_an_item_page_links_to_the_exercises_that_drill_it(client: TestClient) -
     assert f'href="/exercises/{SLUG}"' in page and "Write it yourself" in page
     # The one item with nothing to write says why instead (content/items_without_exercises.yml).
     without = client.get("/items/pytorch-vs-tensorflow").text
-    assert "Write it yourself" not in without and "No code exercise" in without
+    assert "Write it yourself" not in without and "Nothing to write here" in without
 
 
 def test_an_accounts_draft_follows_it_and_a_guest_keeps_its_own(client: TestClient) -> None:

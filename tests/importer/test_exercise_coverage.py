@@ -65,10 +65,10 @@ def test_an_item_without_exercises_says_why_on_its_page(client: TestClient) -> N
     reasons = read_without(CONTENT_DIR / WITHOUT_FILE)
     slug, why = next(iter(reasons.items()))
     page = client.get(f"/items/{slug}").text
-    assert "No code exercise" in page
+    assert "Nothing to write here" in page
     assert why.split(":")[0] in page.replace("&#39;", "'")
     drilled = client.get("/items/batch-normalization").text
-    assert "Write it yourself" in drilled and "No code exercise" not in drilled
+    assert "Write it yourself" in drilled and "Nothing to write here" not in drilled
 
 
 def test_the_command_prints_the_table_and_fails_on_an_uncovered_item(
