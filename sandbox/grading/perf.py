@@ -119,7 +119,7 @@ def measure(
     text = (
         f"your code {_side(yours)}, the reference {_side(ref)}; {ratio:.2f}x the reference's "
         f"time ({rounds} interleaved rounds of {calls} calls, sending the inputs included"
-        + (f"; the best of {attempts} measurements" if attempts > 1 else "")
+        + _which(measured)
         + ")"
     )
     figures = {"ratio": ratio, "learner": yours.to_dict(), "reference": ref.to_dict()}
@@ -149,6 +149,19 @@ def machine_busy() -> str | None:
         return None
     cpus = os.cpu_count() or 1
     return f"load average {load:.1f} on {cpus} CPUs" if load > cpus else None
+
+
+def _which(measured: list[tuple[float, SideStats, SideStats]]) -> str:
+    """Which measurement the message gives, when there were several: the best one, or the
+    best of the clean ones where only some were clean (a noisy one is never judged)."""
+    if len(measured) == 1:
+        return ""
+    clean = sum(1 for m in measured if m[1].spread <= MAX_SPREAD)
+    if clean == 1 and len(measured) > 1:
+        return f"; the one clean measurement of {len(measured)}"
+    if 0 < clean < len(measured):
+        return f"; the best of the {clean} clean ones of {len(measured)} measurements"
+    return f"; the best of {len(measured)} measurements"
 
 
 def chosen(

@@ -273,7 +273,7 @@ def test_a_graded_performance_test_fails_a_solution_far_slower_than_the_referenc
 def test_a_noisy_measurement_never_excuses_code_a_clean_one_found_too_slow() -> None:
     """The clean measurements are judged (the best of them); only when none was clean is
     the best of the noisy ones shown, and then the test cannot grade."""
-    from sandbox.grading.perf import MAX_SPREAD, chosen
+    from sandbox.grading.perf import MAX_SPREAD, _which, chosen
     from sandbox.lab.backprop_lab.stats import SideStats
 
     def measurement(ratio: float, spread: float) -> tuple[float, SideStats, SideStats]:
@@ -285,6 +285,12 @@ def test_a_noisy_measurement_never_excuses_code_a_clean_one_found_too_slow() -> 
     assert chosen(slow_then_noisy)[0] == 22.0  # judged, and over any limit: it fails
     assert chosen([measurement(4.0, clean), measurement(1.1, clean)])[0] == 1.1
     assert chosen([measurement(5.0, noisy), measurement(3.0, noisy)])[0] == 3.0
+    # The message says which was judged.
+    assert _which(slow_then_noisy) == "; the one clean measurement of 2"
+    two_clean = [measurement(4.0, clean), measurement(1.1, clean), measurement(2.0, noisy)]
+    assert _which(two_clean) == "; the best of the 2 clean ones of 3 measurements"
+    assert _which([measurement(5.0, noisy), measurement(3.0, noisy)]).endswith("of 2 measurements")
+    assert _which([measurement(1.0, clean)]) == ""
 
 
 def test_code_slow_in_one_measurement_only_is_measured_again_and_passes(
