@@ -64,8 +64,10 @@ def equivalents(folder: Path) -> dict[str, str]:
     return {str(e["id"]): str(e["why"]) for e in data}
 
 
-class _TimeUp(Exception):
-    pass
+class _TimeUp(BaseException):
+    """Not an Exception: the in-process solution turns any Exception from a call into
+    the learner's error (LocalSolution.request), which would swallow the one-shot alarm
+    and leave a mutant that never returns looping, unwatched, on the next seed."""
 
 
 def _alarm(signum: int, frame: Any) -> None:

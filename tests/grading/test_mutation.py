@@ -66,6 +66,29 @@ def test_a_survivor_is_found_and_a_killed_mutant_is_not(tmp_path: Path) -> None:
     assert mutation_run.cached(folder) is None  # a change to the tests reproves it
 
 
+def test_a_mutant_that_never_returns_is_cut_off_on_every_seed() -> None:
+    """The alarm is not swallowed as the learner's error (which would leave the mutant
+    looping, with no alarm left, on the next seed and the run never ending)."""
+    import subprocess
+    import sys
+
+    program = (
+        "from sandbox.grading import mutation_run as m\n"
+        "m.MUTANT_SECONDS = 2\n"
+        f"source = open({str(EXERCISES / 'stable-softmax' / 'reference.py')!r}).read()\n"
+        "source += '\\ndef softmax(x, dim=-1):\\n    while True:\\n        pass\\n'\n"
+        f"print(m.judge({str(EXERCISES / 'stable-softmax')!r}, source))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", program],
+        cwd=PROJECT_ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.stdout.strip().splitlines()[-1] == "('timeout', None)", done.stderr[-2000:]
+
+
 @pytest.mark.parametrize("folder", exercise_folders(), ids=lambda p: p.name)
 def test_every_suite_kills_its_automatic_mutants(folder: Path) -> None:
     record = mutation_run.cached(folder) or mutation_run.prove(folder, jobs=2)
