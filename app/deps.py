@@ -211,9 +211,8 @@ def _look_up(
     identity, user = web_identity.resolve(request, credentials, state.engine)
     due = 0
     if count_due and identity.may_have_records:
-        now = state.clock()  # only now: on PostgreSQL it asks the database
         with state.engine.connect() as connection:
-            due = review.due_for(connection, identity, now=now)
+            due = navigation_due(connection, identity, state.clock)
     _keep(request, identity, user, due=due)
     return identity
 

@@ -191,3 +191,18 @@ def test_an_exercise_page_shows_how_its_tests_were_proven(client: TestClient) ->
     assert "<strong>3</strong> correct solutions written differently" in page.text
     for survivor in record["survived"]:
         assert survivor["id"] not in page.text
+
+
+def test_the_exercise_pages_refuse_a_bad_query_with_a_page_that_says_why(
+    client: TestClient,
+) -> None:
+    """The list and the page read their query strings themselves (plain routes): a value
+    refused is a 422 page naming it, as FastAPI's validation was, and nothing else changes."""
+    too_long = client.get("/exercises", params={"q": "x" * 201})
+    assert too_long.status_code == 422 and "at most 200 characters" in too_long.text
+    unknown = client.get("/exercises", params={"topic": "nope"})
+    assert unknown.status_code == 422 and "Topic must be one of" in unknown.text
+    review = client.get(f"/exercises/{SLUG}", params={"review": "maybe"})
+    assert review.status_code == 422 and "review" in review.text
+    assert client.get(f"/exercises/{SLUG}", params={"review": "1"}).status_code == 200
+    assert client.get("/exercises/no-such-exercise").status_code == 404

@@ -22,8 +22,9 @@ def titles(engine: Engine, q: str | None = None) -> list[str]:
         return [h.item.title for h in find(connection, ItemFilter(deck="deep-learning", q=q)).hits]
 
 
-def retitle(content: Path, new: str) -> None:
-    path = content / "deep-learning" / "08-dropout.md"
+def retitle(content: Path, new: str, file: str = "deep-learning/08-dropout.md") -> None:
+    """Give the item (or exercise.yml) at `file` a new title line."""
+    path = content / file
     text = path.read_text(encoding="utf-8")
     old = next(line for line in text.splitlines() if line.startswith("title:"))
     path.write_text(text.replace(old, f"title: {new}", 1), encoding="utf-8")
@@ -71,13 +72,6 @@ def test_an_items_page_content_is_kept_until_the_next_import(
         assert content_cache.item_detail(connection, "dropout").item.title == "Quokka dropout"
 
 
-def retitle_exercise(content: Path, slug: str, new: str) -> None:
-    path = content / "exercises" / slug / "exercise.yml"
-    text = path.read_text(encoding="utf-8")
-    old = next(line for line in text.splitlines() if line.startswith("title:"))
-    path.write_text(text.replace(old, f"title: {new}", 1), encoding="utf-8")
-
-
 def test_an_import_of_exercises_alone_is_seen_after_the_recheck_time(
     empty_engine: Engine, content_copy: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -87,7 +81,7 @@ def test_an_import_of_exercises_alone_is_seen_after_the_recheck_time(
     with empty_engine.connect() as connection:
         first = catalogue.one(connection, "stable-softmax")
         assert catalogue.one(connection, "stable-softmax") is first  # no query again
-    retitle_exercise(content_copy, "stable-softmax", "Zebra softmax")
+    retitle(content_copy, "Zebra softmax", "exercises/stable-softmax/exercise.yml")
     report = import_content(empty_engine, content_copy)  # as another process would
     assert report.exercises == ["exercises/stable-softmax"] and not report.updated
     monkeypatch.setattr(content_cache, "RECHECK_SECONDS", 0.0)
