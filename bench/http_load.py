@@ -107,6 +107,19 @@ def bearer_token(base: str) -> str:
         return str(json.load(response)["access_token"])
 
 
+def give_records(base: str, token: str) -> None:
+    """The bench's reader has something on the exercise the bench opens: a hint shown and a
+    draft kept, so that its signed-in page reads a learner with records."""
+    slug = "multi-head-attention"
+    headers = {"Authorization": f"Bearer {token}"}
+    for path, data in (
+        (f"/api/exercises/{slug}/hints", b""),
+        (f"/exercises/{slug}/draft", b"code=print%28%22draft%22%29"),
+    ):
+        request = urllib.request.Request(base + path, data=data, headers=headers)
+        urllib.request.urlopen(request, timeout=10)
+
+
 def measure(
     root: Path, pages: list[tuple[str, str]], wrk: str, args: argparse.Namespace
 ) -> list[tuple[str, dict[str, float], dict[str, float]]]:
@@ -150,7 +163,9 @@ def measure(
                     break
                 except OSError:
                     time.sleep(0.1)
-            auth = f"Authorization: Bearer {bearer_token(base)}"
+            token = bearer_token(base)
+            give_records(base, token)
+            auth = f"Authorization: Bearer {token}"
             rows = []
             for name, path in pages:
                 headers = ["HX-Request: true"] if "htmx" in name else []

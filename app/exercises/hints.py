@@ -104,6 +104,11 @@ def failing_categories(connection: Connection, learner_id: int, slug: str) -> li
         .order_by(col(Run.created_at).desc())
         .limit(1)
     ).scalar()
+    return failing_in(grading)
+
+
+def failing_in(grading: str | None) -> list[str]:
+    """The categories of a grading report's failing tests, in order (none when it passed)."""
     if not grading:
         return []
     report = json.loads(grading)
@@ -135,10 +140,18 @@ def state(scope: LearnerScope, content_dir: Path, slug: str) -> HintState:
     """What the Hints panel shows. Blocking."""
     connection = scope.session.connection()
     catalogue.one(connection, slug)
+    shown = shown_indexes(connection, scope.learner_id, slug)
+    return state_of(
+        content_dir, slug, shown, failing_categories(connection, scope.learner_id, slug)
+    )
+
+
+def state_of(content_dir: Path, slug: str, shown: list[int], failing: list[str]) -> HintState:
+    """The Hints panel of a learner shown the hints `shown` (indexes, oldest first) whose
+    latest grading failed tests of the categories `failing`."""
     hints = load(content_dir, slug)
     by_index = {h.index: h for h in hints}
-    seen = [by_index[i] for i in shown_indexes(connection, scope.learner_id, slug) if i in by_index]
-    failing = failing_categories(connection, scope.learner_id, slug)
+    seen = [by_index[i] for i in shown if i in by_index]
     upcoming = choose(hints, {h.index for h in seen}, failing)
     return HintState(len(hints), seen, upcoming, failing)
 

@@ -215,6 +215,12 @@ class NextReview:
     due: datetime
     days: int  # whole days from now; 0 when due today or overdue
 
+    @classmethod
+    def of(cls, due: datetime, now: datetime) -> NextReview:
+        due = aware(due)
+        left = (due - now).total_seconds()
+        return cls(due, 0 if left <= 0 else max(1, round(left / 86400)))
+
     @property
     def is_due(self) -> bool:
         return self.days == 0
@@ -223,12 +229,7 @@ class NextReview:
 def next_review(scope: LearnerScope, slug: str, *, now: datetime) -> NextReview | None:
     """None when the learner has not solved the exercise."""
     card = card_of(scope, slug)
-    if card is None:
-        return None
-    due = aware(card.due)
-    left = due - now
-    days = 0 if left.total_seconds() <= 0 else max(1, round(left.total_seconds() / 86400))
-    return NextReview(due, days)
+    return None if card is None else NextReview.of(card.due, now)
 
 
 @dataclass(frozen=True)

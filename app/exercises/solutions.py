@@ -151,13 +151,35 @@ def standing(
     """The Solution section's standing for this learner (see the module's docstring). A
     pass outranks a failure: once solved, seeing the solution changes no status. Blocking."""
     connection = scope.session.connection()
+    return standing_of(
+        connection,
+        content_dir,
+        scope.learner_id,
+        slug,
+        revealed=revealed_at(connection, scope.learner_id, slug),
+        outcomes=(False, False) if review else submit_outcomes(connection, scope.learner_id, slug),
+        review=review,
+    )
+
+
+def standing_of(
+    connection: Connection,
+    content_dir: Path,
+    learner_id: int,
+    slug: str,
+    *,
+    revealed: datetime | None,
+    outcomes: tuple[bool, bool],
+    review: bool,
+) -> Standing:
+    """`standing` from what was read already: when the solution was first revealed, and
+    whether a Submit failed and whether one passed. Reads the solution (files, and the
+    learner's last code) only when it was revealed. Blocking."""
     if review:
-        seen = revealed_at(connection, scope.learner_id, slug) is not None
-        return Standing(None, "review", seen_before=seen)
-    solution = revealed(scope, content_dir, slug)
-    if solution is not None:
-        return Standing(solution, "revealed")
-    failed, passed = submit_outcomes(connection, scope.learner_id, slug)
+        return Standing(None, "review", seen_before=revealed is not None)
+    if revealed is not None:
+        return Standing(_solution(connection, content_dir, learner_id, slug, revealed), "revealed")
+    failed, passed = outcomes
     return Standing(None, "passed" if passed else "failed" if failed else "open")
 
 

@@ -33,10 +33,10 @@ from sqlmodel import col
 from app.domain import Identity
 from app.exercises import status
 from app.models import Draft, ItemProgress, Learner, RecallCheck
+from app.platform.due_count import due_count_of
 from app.prepared import Prepared
 from app.progress import history
 from app.progress.study import ProgressLine
-from app.study import review
 
 LEARNER, DUE, PROGRESS, CHECK, RUN, DRAFT, EVENT = range(7)
 # Each part's columns by position after the part number: two integers, a flag, four texts
@@ -78,7 +78,7 @@ def _statement(*, by_user: bool, exercises: int) -> Prepared:
     runs = history.latest_runs(me.c.id).subquery()
     parts = [
         core_select(*_row(LEARNER, i1=me.c.id)),
-        core_select(*_row(DUE, i1=review.due_count_of(owner))),
+        core_select(*_row(DUE, i1=due_count_of(owner))),
         core_select(
             *_row(
                 PROGRESS,

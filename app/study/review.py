@@ -21,7 +21,6 @@ import json
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from functools import cache
-from typing import Any
 
 from fsrs import Card, Rating, Scheduler
 from sqlalchemy import Connection, bindparam, func
@@ -29,7 +28,8 @@ from sqlalchemy import select as core_select
 from sqlmodel import col, select
 
 from app.domain import Identity, LearnerScope
-from app.models import Exercise, ExerciseCard, Learner, ReviewCard, ReviewEvent, User, aware
+from app.models import Learner, ReviewCard, ReviewEvent, User, aware
+from app.platform.due_count import due_count_of
 
 SLOW_SECONDS = 45.0  # a right answer that took longer than this rates Hard
 
@@ -217,29 +217,6 @@ def _save(scope: LearnerScope, question_id: int, card: Card, row: ReviewCard | N
     scope.session.add(row)
     scope.session.flush()
     return row
-
-
-def due_count_of(owner: Any) -> Any:
-    """Due cards of the learner `owner` picks out, questions' and exercises' together,
-    counted (a column expression, with the bound parameter `now`; built once by its callers:
-    every page of a returning browser asks, as the navigation shows it). An exercise's card
-    counts while the exercise is in the content."""
-    questions = (
-        core_select(func.count())
-        .select_from(ReviewCard)
-        .join(Learner, col(Learner.id) == col(ReviewCard.learner_id))
-        .where(owner, col(ReviewCard.due) <= bindparam("now"))
-        .scalar_subquery()
-    )
-    exercises = (
-        core_select(func.count())
-        .select_from(ExerciseCard)
-        .join(Learner, col(Learner.id) == col(ExerciseCard.learner_id))
-        .join(Exercise, col(Exercise.slug) == col(ExerciseCard.exercise_slug))
-        .where(owner, col(ExerciseCard.due) <= bindparam("now"))
-        .scalar_subquery()
-    )
-    return questions + exercises
 
 
 _DUE_FOR_USER = core_select(due_count_of(col(Learner.user_id) == bindparam("owner")))

@@ -6,7 +6,6 @@ its own for the asker, cost more than the page's own reading (bench/http_load.py
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -19,10 +18,9 @@ from sqlalchemy import Connection
 from sqlmodel import Session
 
 from app.deps import app_state, identify_for_page_then, navigation_due
-from app.domain import Identity, InvalidFilter, LearnerScope
+from app.domain import Identity, InvalidFilter
 from app.exercises import catalogue as exercises
-from app.exercises import drafts, hints, solutions, submissions
-from app.exercises import review as exercise_review
+from app.exercises import hints, page_standing
 from app.exercises import status as exercise_status
 from app.exercises.schemas.exercises import SubmissionPublic
 from app.library import content_cache
@@ -118,8 +116,7 @@ async def exercise_page(request: Request) -> HTMLResponse:
 
     def reading(connection: Connection, identity: Identity) -> tuple[dict[str, Any], int]:
         in_review = query_values(request, PageQuery).review
-        context = _page_context(connection, identity, slug, content_dir, in_review, clock)
-        return context, navigation_due(connection, identity, clock)
+        return _page_context(connection, identity, slug, content_dir, in_review, clock())
 
     context = await identify_for_page_then(request, credentials, reading)
     return render(request, "exercises/detail.html", {**context, "sandbox": sandbox})
@@ -131,9 +128,10 @@ def _page_context(
     slug: str,
     content_dir: Path,
     in_review: bool,
-    now: Callable[[], datetime],
-) -> dict[str, Any]:
-    """The page's context, read on the hop's connection. Blocking."""
+    now: datetime,
+) -> tuple[dict[str, Any], int]:
+    """The page's context and the navigation's due count, read on the hop's connection.
+    Blocking."""
     exercise = exercises.one(connection, slug)
     snapshot = content_cache.snapshot(connection)
     context: dict[str, Any] = {
@@ -152,41 +150,24 @@ def _page_context(
         "last_result": None,
     }
     if not identity.may_have_records:
-        return context  # a first request has done nothing yet: no query for its standing
-    with Session(bind=connection) as session:
-        scope = learners.resolve(session, identity)
-        if scope is not None:
-            _add_standing(context, scope, identity, content_dir, slug, in_review, now)
-    return context
-
-
-def _add_standing(
-    context: dict[str, Any],
-    scope: LearnerScope,
-    identity: Identity,
-    content_dir: Path,
-    slug: str,
-    in_review: bool,
-    now: Callable[[], datetime],
-) -> None:
-    """What this learner has done with the exercise: its draft, hints, solution, latest
-    grading and next review."""
-    context["next_review"] = exercise_review.next_review(scope, slug, now=now())
-    # An account's draft follows it (a guest's stays in the browser); a review starts from
-    # the starter, so the saved draft is left as it is.
-    if identity.signed_in and not in_review:
-        context["draft"] = drafts.draft_of(scope, slug)
-    context["hints"] = hints.state(scope, content_dir, slug)
-    # A review is solved from memory: a solution revealed before stays behind its button,
-    # and opening it again counts as a lapse (exercise_review.record_reveal).
-    standing = solutions.standing(scope, content_dir, slug, review=in_review)
-    context["solution"] = standing.solution
-    context["solution_state"] = standing.state
-    context["seen_before"] = standing.seen_before
-    # The latest grading's results, shown again after a reload (a review starts afresh).
-    latest = submissions.history(scope.session, scope.learner_id, slug, limit=1)
-    if latest and not in_review:
-        context["last_result"] = SubmissionPublic.of(latest[0].run).model_dump(mode="json")
+        return context, 0  # a first request has done nothing yet: no query for its standing
+    mine = page_standing.for_page(
+        connection, identity, slug=slug, content_dir=content_dir, in_review=in_review, now=now
+    )
+    if mine is None:  # no learner yet: nothing recorded, nothing due
+        return context, 0
+    latest = mine.latest_submission
+    context.update(
+        draft=mine.draft,
+        hints=mine.hints,
+        solution=mine.solution.solution,
+        solution_state=mine.solution.state,
+        seen_before=mine.solution.seen_before,
+        next_review=mine.next_review,
+        # The latest grading's results, shown again after a reload (a review starts afresh).
+        last_result=SubmissionPublic.of(latest).model_dump(mode="json") if latest else None,
+    )
+    return context, mine.due
 
 
 list_route = NamedRoute(
