@@ -136,15 +136,11 @@ def main(argv: list[str] | None = None) -> int:
 def _corrections(content_dir: Path, *, write: bool) -> int:
     listed = corrections.list_markdown(corrections.load_corrections(content_dir))
     if write:
-        readme = content_dir / "README.md"
-        text = readme.read_text(encoding="utf-8")
         try:
-            updated = corrections.with_list(text, listed)
+            _rewrite_readme(content_dir, lambda text: corrections.with_list(text, listed))
         except ContentError as exc:
             print(f"corrections list stopped: {exc}", file=sys.stderr)
             return 1
-        if updated != text:
-            readme.write_text(updated, encoding="utf-8")
     print(listed)
     return 0
 

@@ -20,13 +20,12 @@ from app.importer.errors import ContentError
 from app.importer.exercise_tests import visible_tests
 from app.importer.forbidden import forbidden_section
 from app.importer.render import render_markdown
-from app.models import Exercise, Item, Topic
+from app.models import EXERCISE_DIFFICULTIES, Exercise, Item, Topic
 
 EXERCISES_DIR = "exercises"
 # The files whose content the stored row depends on (a change to any re-imports the row).
 PUBLIC_FILES = ("exercise.yml", "statement.md", "starter.py", "tests.py")
 BACKENDS = ("cpu", "cuda")
-DIFFICULTIES = ("easy", "medium", "hard")  # an exercise's own scale (content/README.md)
 # Kept apart from exercise.yml, which travels to the grader's jail and whose keys the
 # grader checks: follow-ups are for the learner, never for the grader.
 FOLLOWUPS_FILE = "followups.yml"
@@ -95,9 +94,8 @@ def _set_order(
     try:
         meta = _yaml(texts["exercise.yml"]) or {}
         rank = topic_rank.get(str(meta.get("topic")), len(topic_rank))
-        level = (
-            DIFFICULTIES.index(meta["difficulty"]) if meta.get("difficulty") in DIFFICULTIES else 3
-        )
+        scale = EXERCISE_DIFFICULTIES
+        level = scale.index(meta["difficulty"]) if meta.get("difficulty") in scale else 3
         return (rank, level, str(meta.get("title", "")).lower(), folder.name)
     except yaml.YAMLError:
         return (len(topic_rank) + 1, 0, "", folder.name)
@@ -160,7 +158,7 @@ def _fields(
             raise ContentError(where, 1, f"{key} must be text")
     if meta["topic"] not in topics:
         raise ContentError(where, 1, f"unknown topic '{meta['topic']}' (see decks.yml)")
-    if meta.get("difficulty") not in DIFFICULTIES:
+    if meta.get("difficulty") not in EXERCISE_DIFFICULTIES:
         raise ContentError(where, 1, "difficulty must be easy, medium or hard")
     drilled = meta.get("items")
     if not isinstance(drilled, list) or not drilled:

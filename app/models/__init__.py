@@ -13,6 +13,7 @@ from app.models.content import (
     Topic,
 )
 from app.models.exercises import (
+    EXERCISE_DIFFICULTIES,
     Exercise,
     ExerciseCard,
     ExerciseDraft,
@@ -36,6 +37,7 @@ from app.models.quizzes import AttemptQuestion, QuizAttempt, ReviewCard, ReviewE
 from app.models.runs import LabMeasurement, Run
 
 __all__ = [
+    "EXERCISE_DIFFICULTIES",
     "Activity",
     "ApiToken",
     "AttemptQuestion",

@@ -14,6 +14,8 @@ from sqlmodel import Field, SQLModel
 
 from app.models.base import utcnow
 
+EXERCISE_DIFFICULTIES = ("easy", "medium", "hard")  # an exercise's own scale (content/README.md)
+
 
 class Exercise(SQLModel, table=True):
     """One exercise folder's public side, as imported from content/exercises/<slug>/."""

@@ -24,12 +24,12 @@ from app.exercises import hints, page_standing
 from app.exercises import status as exercise_status
 from app.exercises.schemas.exercises import SubmissionPublic
 from app.library import content_cache
+from app.models import EXERCISE_DIFFICULTIES
 from app.platform import learners
 from app.web.identity import bearer_scheme
 from app.web.routing import NamedRoute, query_values
 from app.web.templating import kept_fragment, render
 
-DIFFICULTIES = ("easy", "medium", "hard")
 STATUS_LABELS = exercise_status.LABELS
 
 
@@ -68,7 +68,7 @@ async def exercise_list(request: Request) -> HTMLResponse:
         catalogue = content_cache.snapshot(connection).catalogue
         chosen = {
             "topic": _choice(given.topic, {t.slug for t in catalogue.topics}, "Topic"),
-            "difficulty": _choice(given.difficulty, DIFFICULTIES, "Difficulty"),
+            "difficulty": _choice(given.difficulty, EXERCISE_DIFFICULTIES, "Difficulty"),
             "status": _choice(given.status, tuple(STATUS_LABELS), "Status"),
         }
         learner_id = None
@@ -95,7 +95,7 @@ async def exercise_list(request: Request) -> HTMLResponse:
             "row_main": row_main,
             "chosen": chosen,
             "query": (given.q or "").strip(),
-            "difficulties": DIFFICULTIES,
+            "difficulties": EXERCISE_DIFFICULTIES,
             "status_labels": STATUS_LABELS,
         }
         return context, navigation_due(connection, identity, clock)
