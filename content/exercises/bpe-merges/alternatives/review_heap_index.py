@@ -1,3 +1,4 @@
+# Style: a lazy max-heap of (-count, left, right) with an index from each pair to the words holding it, words as lists of symbols; encode scans positions for the lowest rank.
 import heapq
 from collections import defaultdict
 
