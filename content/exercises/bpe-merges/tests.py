@@ -5,7 +5,10 @@ import torch
 
 from sandbox.grading import case, edge, fail, nontrivial, performance, prop, values
 
-ALPHABETS = ["ab", "abc", "abcd", "aeiou", "abcdefgh", "xyz_"]
+ALPHABETS = ["ab", "abc", "abcd", "aeiou", "abcdefgh", "xyz_", "a b"]
+# The grader's own trainer keeps a word's symbols joined by this character, which no drawn
+# word holds (words may hold spaces: the statement allows any character).
+SEP = "\x1f"
 
 
 def vocabulary(d, *, alphabet=None, words=None, longest=9, top=9):
@@ -35,15 +38,22 @@ def default_min(d):
     return case(vocabulary(d), d.integer(1, 30))
 
 
-# A trainer written another way, in the grader: words as space-separated strings, each merge
-# a regular-expression substitution (non-overlapping, left to right, as re.sub scans).
+def _merged(spelled, pair):
+    """One merge as a regular-expression substitution on SEP-joined symbols
+    (non-overlapping, left to right, as re.sub scans)."""
+    pattern = f"(?<![^{SEP}])" + re.escape(pair[0] + SEP + pair[1]) + f"(?![^{SEP}])"
+    return re.sub(pattern, lambda _: pair[0] + pair[1], spelled)
+
+
+# A trainer written another way, in the grader: words as SEP-joined strings, each merge a
+# regular-expression substitution.
 def trusted_train(counts, num_merges, min_count=2):
-    words = {" ".join(w): c for w, c in counts.items()}
+    words = {SEP.join(w): c for w, c in counts.items()}
     merges = []
     for _ in range(num_merges):
         pairs = Counter()
         for spelled, c in words.items():
-            symbols = spelled.split(" ")
+            symbols = spelled.split(SEP)
             for i in range(len(symbols) - 1):
                 pairs[symbols[i], symbols[i + 1]] += c
         if not pairs:
@@ -53,8 +63,7 @@ def trusted_train(counts, num_merges, min_count=2):
         if top < min_count:
             break
         merges.append(best)
-        pattern = re.compile(r"(?<!\S)" + re.escape(best[0] + " " + best[1]) + r"(?!\S)")
-        words = {pattern.sub(best[0] + best[1], s): c for s, c in words.items()}
+        words = {_merged(s, best): c for s, c in words.items()}
     return merges
 
 
@@ -65,10 +74,10 @@ def trusted(c):
 def trusted_encode(word, merges):
     """Applying every merge once, in order, to the word alone: the same as lowest rank first
     for merges that training produced."""
-    spelled = " ".join(word)
-    for a, b in merges:
-        spelled = re.sub(r"(?<!\S)" + re.escape(a + " " + b) + r"(?!\S)", a + b, spelled)
-    return spelled.split(" ") if word else []
+    spelled = SEP.join(word)
+    for pair in merges:
+        spelled = _merged(spelled, pair)
+    return spelled.split(SEP) if word else []
 
 
 def encoding(d, *, unseen=False):
@@ -81,7 +90,7 @@ def encoding(d, *, unseen=False):
     if kind == "seen":
         word = d.choice(sorted(counts))
     else:
-        pool = letters + ("QZ" if kind == "unseen" else "")
+        pool = letters + ("QZ " if kind == "unseen" else "")
         word = "".join(d.choice(pool) for _ in range(d.integer(1, 14)))
     return case(word, merges)
 
@@ -243,6 +252,14 @@ DECLARATIONS = [
     edge("encoding runs of one letter", "encode",
          lambda d: case("a" * d.integer(1, 12), [("a", "a"), ("aa", "a"), ("aa", "aa")]),
          expect=lambda c: trusted_encode(*c.args), cases=4, dtypes=("float64",)),
+    edge("words with spaces", "train_bpe",
+         lambda d: training(d, alphabet=d.choice(["a b", "ab "]), min_count=1),
+         expect=trusted, cases=3, dtypes=("float64",),
+         description="a space is a character like any other: 'a b' starts as a,  , b"),
+    edge("encoding a word with spaces", "encode",
+         lambda d: case(d.choice(["a b a b", " ab ab ", "ab  ab"]),
+                        trusted_train({"a b a b": 3, "ab ab": 2, " a": 1}, 8, 1)),
+         expect=lambda c: trusted_encode(*c.args), cases=3, dtypes=("float64",)),
     edge("ties everywhere", "train_bpe", ties, expect=trusted, cases=4, dtypes=("float64",)),
     edge("counts around min_count", "train_bpe", near_threshold, expect=trusted, cases=4,
          dtypes=("float64",)),
