@@ -1,0 +1,43 @@
+# Bug: encode replays the list of merges once, in list order, instead of repeatedly merging the present pair of lowest rank, so a merge listed before the pairs that build its symbols (or a pair listed twice) is applied at the wrong time or never.
+def _merge_pair(symbols, pair):
+    # Left to right, non-overlapping: after a merge the scan resumes past both symbols,
+    # so ["a", "a", "a"] with ("a", "a") gives ["aa", "a"], never ["a", "aa"].
+    merged, i = [], 0
+    while i < len(symbols):
+        if i + 1 < len(symbols) and (symbols[i], symbols[i + 1]) == pair:
+            merged.append(symbols[i] + symbols[i + 1])
+            i += 2
+        else:
+            merged.append(symbols[i])
+            i += 1
+    return merged
+
+
+def train_bpe(word_counts, num_merges, min_count=2):
+    # Every distinct word is kept once, as its current list of symbols, with its count.
+    words = [(list(word), count) for word, count in word_counts.items()]
+    merges = []
+    for _ in range(num_merges):
+        # Every adjacent position counts, overlapping ones too ("aaa" holds ("a", "a") twice),
+        # weighted by how often the word occurs in the corpus.
+        pair_counts = {}
+        for symbols, count in words:
+            for pair in zip(symbols, symbols[1:]):
+                pair_counts[pair] = pair_counts.get(pair, 0) + count
+        if not pair_counts:
+            break
+        # Highest count first; among equal counts the smallest pair, as Python orders tuples.
+        best = min(pair_counts, key=lambda pair: (-pair_counts[pair], pair))
+        if pair_counts[best] < min_count:
+            break
+        merges.append(best)
+        words = [(_merge_pair(symbols, best), count) for symbols, count in words]
+    return merges
+
+
+def encode(word, merges):
+    # Replay the merges in the order they are listed, each once.
+    symbols = list(word)
+    for pair in merges:
+        symbols = _merge_pair(symbols, tuple(pair))
+    return symbols
