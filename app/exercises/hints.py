@@ -58,9 +58,10 @@ class HintState:
 
 
 def load(content_dir: Path, slug: str) -> list[Hint]:
-    """The exercise's hints, in hints.yml's order. Blocking: a stat() call, and reading the
-    file when it changed."""
-    path = catalogue.exercise_folder(content_dir, slug) / "hints.yml"
+    """The exercise's hints, in hints.yml's order; `slug` is one of the catalogue's (every
+    caller looked it up first). Blocking: one stat() call (each gives up the GIL: the page
+    made four before), and reading the file when it changed."""
+    path = content_dir / "exercises" / slug / "hints.yml"
     try:
         stat = path.stat()
     except FileNotFoundError:

@@ -1,5 +1,5 @@
 """The suites against bugs their authors did not write: tests/grading/outside_bugs/<slug>/
-holds realistic bugs (two or three per exercise, 167 in all) written by reviewers who had not
+holds realistic bugs (two or three per exercise, 170 in all) written by reviewers who had not
 read the authored mutants, each a copy of the reference with one bug, its first line saying
 what.
 

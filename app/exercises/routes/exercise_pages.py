@@ -143,18 +143,18 @@ def _page_context(
         "draft": None,
         "review_mode": in_review,
         "next_review": None,
-        "hints": hints.unseen(content_dir, slug),
+        "hints": None,
         "solution": None,
         "solution_state": "review" if in_review else "open",
         "seen_before": False,
         "last_result": None,
     }
-    if not identity.may_have_records:
-        return context, 0  # a first request has done nothing yet: no query for its standing
-    mine = page_standing.for_page(
+    # A first request has done nothing yet: no query for its standing.
+    mine = identity.may_have_records and page_standing.for_page(
         connection, identity, slug=slug, content_dir=content_dir, in_review=in_review, now=now
     )
-    if mine is None:  # no learner yet: nothing recorded, nothing due
+    if not mine:  # no learner yet: nothing recorded, nothing due
+        context["hints"] = hints.unseen(content_dir, slug)
         return context, 0
     latest = mine.latest_submission
     context.update(
