@@ -25,7 +25,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Connection, Dialect
+from sqlalchemy import Connection, Dialect, Integer, cast, literal_column, null
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.sql.selectable import SelectBase
 
@@ -39,6 +39,19 @@ class _Compiled:
     defaults: dict[str, Any]  # the statement's own literal values (a LIMIT's, say)
     binds: Mapping[str, Processor]
     results: tuple[Processor, ...]
+
+
+def part_row(part: int, shape: Sequence[tuple[str, Any]], **given: Any) -> list[Any]:
+    """One part of a UNION ALL whose rows share one shape (a page's standing, read in one
+    statement): the part's number, then each column of `shape` (name, type) as `given` fills
+    it, or a NULL of its type. The first part's casts type the union's columns."""
+    return [
+        literal_column(str(part), Integer).label("part"),
+        *(
+            (given[name] if name in given else cast(null(), kind)).label(name)
+            for name, kind in shape
+        ),
+    ]
 
 
 class Prepared:

@@ -26,10 +26,7 @@ from sqlalchemy import (
     TypeDecorator,
     bindparam,
     case,
-    cast,
     func,
-    literal_column,
-    null,
     union_all,
 )
 from sqlalchemy import select as core_select
@@ -40,7 +37,7 @@ from app.exercises import hints, solutions
 from app.exercises.review import NextReview
 from app.models import ExerciseCard, ExerciseDraft, HintView, Learner, Run, SolutionReveal
 from app.platform.due_count import due_count_of
-from app.prepared import Prepared
+from app.prepared import Prepared, part_row
 
 LEARNER, DUE, CARD, DRAFT, HINT, GRADED, REVEAL, OUTCOMES, SUBMISSION = range(9)
 # The latest submission's columns, in the order its part fills the texts s1, s2...
@@ -85,13 +82,7 @@ _SHAPE = (
 
 
 def _row(part: int, **given: Any) -> list[Any]:
-    return [
-        literal_column(str(part), Integer).label("part"),
-        *(
-            (given[name] if name in given else cast(null(), kind)).label(name)
-            for name, kind in _SHAPE
-        ),
-    ]
+    return part_row(part, _SHAPE, **given)
 
 
 @cache

@@ -22,9 +22,6 @@ from sqlalchemy import (
     Integer,
     String,
     bindparam,
-    cast,
-    literal_column,
-    null,
     union_all,
 )
 from sqlalchemy import select as core_select
@@ -34,7 +31,7 @@ from app.domain import Identity
 from app.exercises import status
 from app.models import Draft, ItemProgress, Learner, RecallCheck
 from app.platform.due_count import due_count_of
-from app.prepared import Prepared
+from app.prepared import Prepared, part_row
 from app.progress import history
 from app.progress.study import ProgressLine
 
@@ -57,13 +54,7 @@ _SHAPE = (
 
 
 def _row(part: int, **given: Any) -> list[Any]:
-    return [
-        literal_column(str(part), Integer).label("part"),
-        *(
-            (given[name] if name in given else cast(null(), kind)).label(name)
-            for name, kind in _SHAPE
-        ),
-    ]
+    return part_row(part, _SHAPE, **given)
 
 
 @cache

@@ -5,12 +5,9 @@ and a question due; and the page itself reads its learner's standing in that one
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
 from datetime import timedelta
 
 from fastapi.testclient import TestClient
-from sqlalchemy import event
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, select
 
@@ -23,22 +20,9 @@ from app.study import review as question_review
 from tests.support.bank import add_model_answers
 from tests.support.forms import csrf_token, form, sign_up
 from tests.support.grading import scripted, submit
+from tests.support.statements import statements
 
 SLUG = "inverted-dropout"
-
-
-@contextmanager
-def statements(engine: Engine) -> Iterator[list[str]]:
-    seen: list[str] = []
-
-    def keep(conn: object, cursor: object, statement: str, *args: object) -> None:
-        seen.append(statement.lower())
-
-    event.listen(engine, "before_cursor_execute", keep)
-    try:
-        yield seen
-    finally:
-        event.remove(engine, "before_cursor_execute", keep)
 
 
 def a_learner_with_everything(client: TestClient, engine: Engine) -> TestClient:

@@ -4,32 +4,14 @@ counts exercises solved per topic."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
-
 from fastapi.testclient import TestClient
-from sqlalchemy import event
 
 from tests.support.forms import sign_up
 from tests.support.grading import scripted, submit
+from tests.support.statements import statements
 
 SOFTMAX = "stable-softmax"  # drills activation-functions, loss-functions, nan-loss-debugging
 ITEM = "/items/activation-functions"
-
-
-@contextmanager
-def statements(client: TestClient) -> Iterator[list[str]]:
-    engine = client.app.state.backprop.engine  # type: ignore[attr-defined]
-    seen: list[str] = []
-
-    def keep(conn: object, cursor: object, statement: str, *args: object) -> None:
-        seen.append(statement.lower())
-
-    event.listen(engine, "before_cursor_execute", keep)
-    try:
-        yield seen
-    finally:
-        event.remove(engine, "before_cursor_execute", keep)
 
 
 def test_the_item_page_shows_its_exercises_with_their_status(client: TestClient) -> None:
@@ -41,7 +23,7 @@ def test_the_item_page_shows_its_exercises_with_their_status(client: TestClient)
     )
     client = scripted(client)
     client.get(ITEM)
-    with statements(client) as seen:
+    with statements(client.app.state.backprop.engine) as seen:  # type: ignore[attr-defined]
         page = client.get(ITEM).text
     drills = page.split('id="exercises-heading"')[1].split("</section>")[0]
     assert "Not tried</span>" in drills
