@@ -5,6 +5,8 @@ hidden tests and the mutants stay in the content folder and are never stored her
 
 from __future__ import annotations
 
+import ast
+import functools
 import json
 from datetime import datetime
 from typing import Any
@@ -13,6 +15,33 @@ from sqlalchemy import Column, Text, UniqueConstraint
 from sqlmodel import Field, SQLModel
 
 from app.models.base import utcnow
+
+
+@functools.lru_cache(maxsize=256)
+def _left_to_write(starter: str, entry_point: str) -> tuple[str, ...]:
+    """The starter's public top-level functions and classes whose body raises
+    NotImplementedError, in its order: many exercises ask for more than their entry point
+    (softmax and log_softmax; a BPE trainer and its encoder). The entry point alone when the
+    starter leaves none (a given function to rewrite) or does not parse. Kept per starter:
+    the page names them on every request."""
+    try:
+        tree = ast.parse(starter)
+    except SyntaxError:
+        return (entry_point,)
+    left = tuple(
+        node.name
+        for node in tree.body
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+        and not node.name.startswith("_")
+        and any(
+            isinstance(inner, ast.Raise)
+            and inner.exc is not None
+            and "NotImplementedError" in ast.unparse(inner.exc)
+            for inner in ast.walk(node)
+        )
+    )
+    return left or (entry_point,)
+
 
 EXERCISE_DIFFICULTIES = ("easy", "medium", "hard")  # an exercise's own scale (content/README.md)
 
@@ -46,6 +75,12 @@ class Exercise(SQLModel, table=True):
     def suite(self) -> dict[str, Any]:
         found: dict[str, Any] = json.loads(self.suite_record or "{}")
         return found
+
+    @property
+    def to_write(self) -> tuple[str, ...]:
+        """What the learner writes, as the page names it: the starter's definitions left to
+        them (see `_left_to_write`)."""
+        return _left_to_write(self.starter_code, self.entry_point)
 
     @property
     def item_list(self) -> list[str]:
