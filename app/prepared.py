@@ -25,7 +25,16 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Connection, Dialect, Integer, cast, literal_column, null
+from sqlalchemy import (
+    Connection,
+    Dialect,
+    Float,
+    Integer,
+    TypeDecorator,
+    cast,
+    literal_column,
+    null,
+)
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.sql.selectable import SelectBase
 
@@ -39,6 +48,19 @@ class _Compiled:
     defaults: dict[str, Any]  # the statement's own literal values (a LIMIT's, say)
     binds: Mapping[str, Processor]
     results: tuple[Processor, ...]
+
+
+class DriverFloat(TypeDecorator[float]):
+    """A float column for a Prepared statement: read as the driver gives it (SQLite's REAL
+    and psycopg's double are Python floats already). PostgreSQL's own float type picks its
+    result handling from the cursor's column type, which a Prepared statement, compiled
+    before any cursor, does not have."""
+
+    impl = Float
+    cache_ok = True
+
+    def result_processor(self, dialect: Any, coltype: Any) -> None:
+        return None
 
 
 def part_row(part: int, shape: Sequence[tuple[str, Any]], **given: Any) -> list[Any]:
@@ -95,8 +117,7 @@ class Prepared:
             name: bind.type._cached_bind_processor(dialect) for name, bind in compiled.binds.items()
         }
         results = tuple(
-            column.type._cached_result_processor(dialect, None)
-            for column in self.statement.selected_columns
+            _result_processor(column, dialect) for column in self.statement.selected_columns
         )
         defaults = {
             name: bind.effective_value for name, bind in compiled.binds.items() if not bind.required
@@ -104,6 +125,19 @@ class Prepared:
         made = _Compiled(str(compiled), positions, defaults, binds, results)
         self._compiled[dialect.name] = made
         return made
+
+
+def _result_processor(column: Any, dialect: Dialect) -> Processor:
+    """The column's result handling, which must not depend on the cursor's column type (a
+    Prepared statement has none when it is compiled): said by name where it does."""
+    try:
+        return column.type._cached_result_processor(dialect, None)  # type: ignore[no-any-return]
+    except Exception as exc:
+        raise TypeError(
+            f"column {column.name!r} ({column.type!r}) needs the cursor's column type to read "
+            f"its values on {dialect.name}: give it a type that does not (DriverFloat for a "
+            f"float)"
+        ) from exc
 
 
 def _fetch_all(

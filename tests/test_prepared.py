@@ -16,6 +16,7 @@ from sqlalchemy import (
     Integer,
     MetaData,
     Table,
+    TypeDecorator,
     bindparam,
     cast,
     event,
@@ -30,7 +31,7 @@ from sqlalchemy.sql.selectable import CompoundSelect
 from sqlmodel import Session, col
 
 from app.models import ApiToken, User
-from app.prepared import Prepared
+from app.prepared import DriverFloat, Prepared
 
 
 def _two_users(engine: Engine) -> datetime:
@@ -135,3 +136,25 @@ def test_a_driver_error_is_raised_as_core_raises_it(engine: Engine) -> None:
     assert type(prepared.value) is type(through_core.value)  # OperationalError on SQLite
     assert type(prepared.value.orig) is type(through_core.value.orig)
     assert "nowhere_to_be_found" in str(prepared.value)
+
+
+def test_a_float_reads_as_a_float_on_either_engine(engine: Engine) -> None:
+    statement = Prepared(core_select(cast(bindparam("x"), DriverFloat).label("x")))
+    with engine.connect() as connection:
+        assert statement.rows(connection, {"x": 87.5}) == [(87.5,)]
+
+
+class _NeedsTheCursor(TypeDecorator[int]):
+    impl = Integer
+    cache_ok = True
+
+    def result_processor(self, dialect: Any, coltype: Any) -> Any:
+        if coltype is None:
+            raise ValueError("no column type")
+        return None
+
+
+def test_a_type_that_needs_the_cursors_column_type_is_named(engine: Engine) -> None:
+    statement = Prepared(core_select(cast(literal(1), _NeedsTheCursor).label("picky")))
+    with engine.connect() as connection, pytest.raises(TypeError, match=r"'picky'.*DriverFloat"):
+        statement.rows(connection, {})

@@ -16,13 +16,6 @@ def as_typed(code: str) -> str:
     return code.replace("\r\n", "\n").replace("\x00", "\ufffd")
 
 
-def draft_of(scope: LearnerScope, slug: str) -> str | None:
-    statement = select(ExerciseDraft.code).where(
-        ExerciseDraft.learner_id == scope.learner_id, ExerciseDraft.exercise_slug == slug
-    )
-    return scope.session.exec(statement).first()
-
-
 def keep(scope: LearnerScope, slug: str, *, code: str) -> None:
     """Keep `code` as the learner's draft of the exercise `slug` (checked to exist by the
     caller; not committed)."""

@@ -20,10 +20,8 @@ from typing import Any
 from sqlalchemy import (
     BindParameter,
     Connection,
-    Float,
     Integer,
     String,
-    TypeDecorator,
     bindparam,
     case,
     func,
@@ -37,7 +35,7 @@ from app.exercises import hints, solutions
 from app.exercises.review import NextReview
 from app.models import ExerciseCard, ExerciseDraft, HintView, Learner, Run, SolutionReveal
 from app.platform.due_count import due_count_of
-from app.prepared import Prepared, part_row
+from app.prepared import DriverFloat, Prepared, part_row
 
 LEARNER, DUE, CARD, DRAFT, HINT, GRADED, REVEAL, OUTCOMES, SUBMISSION = range(9)
 # The latest submission's columns, in the order its part fills the texts s1, s2...
@@ -56,18 +54,6 @@ _SUBMISSION_TEXTS = (
 )
 
 
-class _Number(TypeDecorator[float]):
-    """A float column read as the driver gives it (SQLite's REAL and psycopg's double are
-    Python floats already): PostgreSQL's float type picks its result handling from the
-    cursor's column type, which a Prepared statement, run without a result, does not have."""
-
-    impl = Float
-    cache_ok = True
-
-    def result_processor(self, dialect: Any, coltype: Any) -> None:
-        return None
-
-
 # Each part's columns by position after the part number: two integers, a number, a time and
 # eleven texts. The first part's casts give every column its type (and its result handling:
 # SQLite keeps times as text); the time's is the tables' own, which gives times back in UTC.
@@ -75,7 +61,7 @@ _TIME = Run.__table__.c.created_at.type  # type: ignore[attr-defined]
 _SHAPE = (
     ("i1", Integer),
     ("i2", Integer),
-    ("f1", _Number),
+    ("f1", DriverFloat),
     ("t1", _TIME),
     *((f"s{n}", String) for n in range(1, len(_SUBMISSION_TEXTS) + 1)),
 )

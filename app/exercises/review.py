@@ -226,12 +226,6 @@ class NextReview:
         return self.days == 0
 
 
-def next_review(scope: LearnerScope, slug: str, *, now: datetime) -> NextReview | None:
-    """None when the learner has not solved the exercise."""
-    card = card_of(scope, slug)
-    return None if card is None else NextReview.of(card.due, now)
-
-
 @dataclass(frozen=True)
 class DueExercise:
     slug: str

@@ -151,13 +151,18 @@ def standing(
     """The Solution section's standing for this learner (see the module's docstring). A
     pass outranks a failure: once solved, seeing the solution changes no status. Blocking."""
     connection = scope.session.connection()
+    revealed = revealed_at(connection, scope.learner_id, slug)
+    # The outcomes matter only to an open, unrevealed standing: no query for the others.
+    unneeded = review or revealed is not None
     return standing_of(
         connection,
         content_dir,
         scope.learner_id,
         slug,
-        revealed=revealed_at(connection, scope.learner_id, slug),
-        outcomes=(False, False) if review else submit_outcomes(connection, scope.learner_id, slug),
+        revealed=revealed,
+        outcomes=(False, False)
+        if unneeded
+        else submit_outcomes(connection, scope.learner_id, slug),
         review=review,
     )
 

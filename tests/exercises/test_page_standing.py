@@ -12,8 +12,8 @@ from sqlalchemy.engine import Engine
 from sqlmodel import Session, select
 
 from app.domain import Identity
-from app.exercises import drafts, hints, page_standing, review, solutions, submissions
-from app.models import User, utcnow
+from app.exercises import hints, page_standing, review, solutions, submissions
+from app.models import User, aware, utcnow
 from app.platform import learners
 from app.settings import Settings
 from app.study import review as question_review
@@ -57,8 +57,7 @@ def test_one_statement_reads_what_each_part_reads_alone(
         columns = ("id", "status", "grading_mode", "grading_verdict", "grading", "score", "stdout")
         latest_columns = {c: getattr(latest, c) for c in columns}
         expected = {
-            "draft": drafts.draft_of(scope, SLUG),
-            "next_review": review.next_review(scope, SLUG, now=later),
+            "card_due": getattr(review.card_of(scope, SLUG), "due", None),
             "due": question_review.due_for(session.connection(), identity, now=later),
             "outcomes": solutions.submit_outcomes(session.connection(), scope.learner_id, SLUG),
         }
@@ -69,7 +68,7 @@ def test_one_statement_reads_what_each_part_reads_alone(
             connection, identity, slug=SLUG, content_dir=content, in_review=False, now=later
         )
     assert found.learner_id == scope.learner_id
-    assert found.draft == expected["draft"] == "def dropout(x): ..."
+    assert found.draft == "def dropout(x): ..."
     assert [h.index for h in hint_state.shown] == found.shown_hints and len(found.shown_hints) == 2
     assert found.failing == hint_state.failing == ["gradients", "edge cases"]
     assert (found.submit_failed, found.submit_passed) == expected["outcomes"] == (True, True)
@@ -78,7 +77,10 @@ def test_one_statement_reads_what_each_part_reads_alone(
     assert page is not None
     assert page.hints == hint_state
     assert page.solution == standing
-    assert page.next_review == expected["next_review"] and page.next_review is not None
+    card_due = expected["card_due"]
+    assert card_due is not None and found.card_due is not None
+    assert aware(found.card_due) == aware(card_due)
+    assert page.next_review == review.NextReview.of(card_due, later)
     assert page.latest_submission is not None
     assert {c: getattr(page.latest_submission, c) for c in columns} == latest_columns
 

@@ -149,11 +149,14 @@ def _page_context(
         "seen_before": False,
         "last_result": None,
     }
-    # A first request has done nothing yet: no query for its standing.
-    mine = identity.may_have_records and page_standing.for_page(
-        connection, identity, slug=slug, content_dir=content_dir, in_review=in_review, now=now
+    mine = (
+        page_standing.for_page(
+            connection, identity, slug=slug, content_dir=content_dir, in_review=in_review, now=now
+        )
+        if identity.may_have_records
+        else None  # a first request has done nothing yet: no query for its standing
     )
-    if not mine:  # no learner yet: nothing recorded, nothing due
+    if mine is None:  # no learner yet: nothing recorded, nothing due
         context["hints"] = hints.unseen(content_dir, slug)
         return context, 0
     latest = mine.latest_submission
